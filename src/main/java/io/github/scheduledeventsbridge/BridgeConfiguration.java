@@ -1,0 +1,132 @@
+package io.github.scheduledeventsbridge;
+
+import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.delivery.Dispatcher;
+import io.github.scheduledeventsbridge.delivery.HttpAnswer;
+import io.github.scheduledeventsbridge.delivery.Sink;
+import io.github.scheduledeventsbridge.delivery.SinkRegistry;
+import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.delivery.WebhookSigner;
+import io.github.scheduledeventsbridge.imds.ImdsResponse;
+import io.github.scheduledeventsbridge.imds.PollBackoff;
+import io.github.scheduledeventsbridge.imds.VmIdentity;
+import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
+import io.github.scheduledeventsbridge.state.TransitionJournal;
+import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
+import io.github.scheduledeventsbridge.transitions.ResourceFilter;
+import io.github.scheduledeventsbridge.transitions.TransitionDetector;
+import org.apache.camel.CamelConfiguration;
+import org.apache.camel.CamelContext;
+import org.apache.camel.spi.PropertiesComponent;
+import org.apache.camel.spi.Registry;
+import org.apache.camel.support.service.ServiceSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads and checks the {@code bridge.*} settings, then wires the beans the YAML routes refer to by name.
+ * Nothing here decides anything; the decisions live in the beans.
+ */
+public class BridgeConfiguration implements CamelConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BridgeConfiguration.class);
+
+    @Override
+    public void configure(CamelContext context) throws Exception {
+        PropertiesComponent properties = context.getPropertiesComponent();
+        BridgeSettings settings = BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+        if (settings.simulatorEnabled()) {
+            settings = startSimulator(context, settings);
+        }
+        publishNormalizedValues(properties, settings);
+
+        Clock clock = Clock.systemUTC();
+        Registry registry = context.getRegistry();
+        VmIdentity identity = new VmIdentity(clock);
+        ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
+        TransitionJournal journal = new TransitionJournal(settings.stateDir(), new TransitionDetector(),
+                new CloudEventFactory(clock, identity), resourceFilter, clock);
+        Spool spool = new Spool(settings.stateDir().resolve("spool"));
+        SinkRegistry sinks = new SinkRegistry(sinks(settings));
+
+        registry.bind("vmIdentity", identity);
+        registry.bind("journal", journal);
+        registry.bind("spool", spool);
+        registry.bind("sinkRegistry", sinks);
+        registry.bind("dispatcher", new Dispatcher(sinks, spool));
+        registry.bind("pollBackoff", new PollBackoff(clock, settings.pollInterval(), settings.imdsMaxBackoff()));
+        registry.bind("imdsResponse", new ImdsResponse());
+        registry.bind("webhookSigner", new WebhookSigner(settings.webhookSecret(), clock));
+        registry.bind("httpAnswer", new HttpAnswer());
+
+        if (!settings.webhookUrls().isEmpty() && settings.webhookSecret().isEmpty()) {
+            LOG.warn("bridge.webhook.secret is empty: webhooks are sent unsigned");
+        }
+        LOG.info("Polling {} every {} ms; state in {}", settings.imdsUrl(), settings.pollInterval().toMillis(),
+                settings.stateDir());
+    }
+
+    private static List<Sink> sinks(BridgeSettings settings) {
+        List<Sink> sinks = new ArrayList<>();
+        for (URI url : settings.webhookUrls()) {
+            String endpoint = url + (url.getRawQuery() == null ? "?" : "&") + "throwExceptionOnFailure=false";
+            sinks.add(new Sink("webhook-" + shortHash(url.toString()),
+                    "webhook " + BridgeSettings.redact(url.toString()),
+                    "webhook-sink", Map.of("url", endpoint), event -> true));
+        }
+        return sinks;
+    }
+
+    /** A stable directory name per target: the spool of a target survives restarts, its URL stays out of paths. */
+    static String shortHash(String value) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 6);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The simulator runs inside this JVM and the agent is pointed at it (CONTRACT §1). */
+    private static BridgeSettings startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
+        ImdsSimulator simulator = new ImdsSimulator(ImdsSimulator.Options.defaults()
+                .withPort(settings.simulatorPort())
+                .withSpeed(settings.simulatorSpeed()));
+        simulator.start();
+        context.addService(new ServiceSupport() {
+            @Override
+            protected void doStop() {
+                simulator.close();
+            }
+        }, true, true);
+        PropertiesComponent properties = context.getPropertiesComponent();
+        properties.addOverrideProperty("bridge.imds.url", simulator.scheduledEventsUri().toString());
+        properties.addOverrideProperty("bridge.imds.instance-url", simulator.instanceComputeUri().toString());
+        LOG.info("Built-in IMDS simulator listening on {} ({}x speed)", simulator.scheduledEventsUri(),
+                settings.simulatorSpeed());
+        return BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+    }
+
+    /** Routes read the checked values, so what they use is exactly what was validated. */
+    private static void publishNormalizedValues(PropertiesComponent properties, BridgeSettings s) {
+        properties.addOverrideProperty("bridge.imds.url", s.imdsUrl().toString());
+        properties.addOverrideProperty("bridge.imds.api-version", s.apiVersion());
+        properties.addOverrideProperty("bridge.imds.poll-interval", Long.toString(s.pollInterval().toMillis()));
+        properties.addOverrideProperty("bridge.imds.timeout", Long.toString(s.imdsTimeout().toMillis()));
+        properties.addOverrideProperty("bridge.imds.first-call-timeout", Long.toString(s.imdsFirstCallTimeout().toMillis()));
+        properties.addOverrideProperty("bridge.imds.instance-url", s.instanceUrl().toString());
+        properties.addOverrideProperty("bridge.imds.instance-api-version", s.instanceApiVersion());
+        properties.addOverrideProperty("bridge.delivery.initial-backoff", Long.toString(s.deliveryInitialBackoff().toMillis()));
+        properties.addOverrideProperty("bridge.delivery.max-backoff", Long.toString(s.deliveryMaxBackoff().toMillis()));
+    }
+}

@@ -1,0 +1,107 @@
+package io.github.scheduledeventsbridge.delivery;
+
+import io.github.scheduledeventsbridge.state.AtomicFiles;
+import org.apache.camel.Exchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * Undelivered messages, one directory per sink, one file per message, named by sequence number so
+ * that the directory listing is the delivery order. A file is deleted only after its sink confirmed
+ * delivery; storing is idempotent (same sequence, same file), so spooling an outbox twice after a
+ * crash cannot duplicate a message.
+ */
+public final class Spool {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Spool.class);
+    public static final String ENTRY_PROPERTY = "bridgeSpoolEntry";
+
+    private final Path root;
+    private final Map<String, AtomicLong> depth = new ConcurrentHashMap<>();
+
+    public Spool(Path root) {
+        this.root = root;
+    }
+
+    public SpoolEntry store(Sink sink, long seq, byte[] payload) throws IOException {
+        Path dir = directory(sink.id());
+        Path file = dir.resolve(String.format("%019d.json", seq));
+        boolean isNew = !Files.exists(file);
+        AtomicFiles.write(file, payload);
+        if (isNew) {
+            counter(sink.id()).incrementAndGet();
+        }
+        return new SpoolEntry(sink.id(), sink.queue(), file);
+    }
+
+    /** Pending messages of a sink, oldest first. */
+    public List<SpoolEntry> pending(Sink sink) throws IOException {
+        Path dir = directory(sink.id());
+        try (Stream<Path> files = Files.list(dir)) {
+            List<SpoolEntry> entries = files
+                    .filter(f -> f.getFileName().toString().endsWith(".json")
+                            && !f.getFileName().toString().startsWith("."))
+                    .sorted()
+                    .map(f -> new SpoolEntry(sink.id(), sink.queue(), f))
+                    .toList();
+            counter(sink.id()).set(entries.size());
+            return entries;
+        }
+    }
+
+    /**
+     * Route step: the body becomes the spooled bytes, and the entry is kept on the exchange for
+     * {@link #delivered}. The body is null when the file is already gone (delivered before a restart).
+     */
+    public void load(Exchange exchange) throws IOException {
+        SpoolEntry entry = exchange.getMessage().getBody(SpoolEntry.class);
+        exchange.setProperty(ENTRY_PROPERTY, entry);
+        try {
+            exchange.getMessage().setBody(Files.readAllBytes(entry.file()));
+        } catch (NoSuchFileException gone) {
+            LOG.debug("Spool file {} already delivered", entry.file());
+            exchange.getMessage().setBody(null);
+        }
+    }
+
+    /** Route step after the sink confirmed: the message leaves the spool. */
+    public void delivered(Exchange exchange) throws IOException {
+        SpoolEntry entry = exchange.getProperty(ENTRY_PROPERTY, SpoolEntry.class);
+        if (Files.deleteIfExists(entry.file())) {
+            counter(entry.sinkId()).decrementAndGet();
+        }
+    }
+
+    public long depth(String sinkId) {
+        return counter(sinkId).get();
+    }
+
+    public Map<String, AtomicLong> depths() {
+        return depth;
+    }
+
+    private AtomicLong counter(String sinkId) {
+        return depth.computeIfAbsent(sinkId, id -> new AtomicLong());
+    }
+
+    private Path directory(String sinkId) throws IOException {
+        Path dir = root.resolve(sinkId);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot create spool directory " + dir, e);
+        }
+        return dir;
+    }
+}

@@ -1,0 +1,134 @@
+package io.github.scheduledeventsbridge.imds;
+
+import org.apache.camel.Exchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * When the next poll may go out. IMDS asks clients to slow down with 429 (throttled), 410 and 5xx
+ * (busy or restarting): then the interval doubles per failure up to a ceiling, and Retry-After is
+ * honoured. Connection errors and timeouts keep the normal pace, so recovery is seen within one interval.
+ */
+public final class PollBackoff {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PollBackoff.class);
+
+    private final Clock clock;
+    private final Duration interval;
+    private final Duration ceiling;
+    private Instant notBefore = Instant.MIN;
+    private int consecutiveFailures;
+    private boolean answeredOnce;
+    private volatile String lastFailureKind = "none";
+
+    public PollBackoff(Clock clock, Duration interval, Duration ceiling) {
+        this.clock = clock;
+        this.interval = interval;
+        this.ceiling = ceiling;
+    }
+
+    public synchronized boolean isDue() {
+        return !clock.instant().isBefore(notBefore);
+    }
+
+    /** IMDS may take up to two minutes to answer the very first request after it is enabled. */
+    public synchronized boolean hasAnsweredOnce() {
+        return answeredOnce;
+    }
+
+    public synchronized void succeeded() {
+        if (consecutiveFailures > 0) {
+            LOG.info("IMDS answered again after {} failed poll(s)", consecutiveFailures);
+        }
+        consecutiveFailures = 0;
+        answeredOnce = true;
+        notBefore = Instant.MIN;
+    }
+
+    /** Route step of the poll's error handler. */
+    public void failed(Exchange exchange) {
+        failed(exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class));
+    }
+
+    public synchronized Duration failed(Throwable cause) {
+        consecutiveFailures++;
+        String kind = kind(cause);
+        lastFailureKind = kind;
+        Duration delay = Duration.ZERO;
+        if (cause instanceof ImdsStatusException status && slowDown(status.status())) {
+            delay = longest(exponential(), retryAfter(status.retryAfter()));
+            if (delay.compareTo(ceiling) > 0) {
+                delay = ceiling;
+            }
+            notBefore = clock.instant().plus(delay);
+        }
+        // One line for the first failure, then one a minute or so: an outage must not flood the log.
+        if (consecutiveFailures == 1 || consecutiveFailures % 60 == 0) {
+            LOG.warn("IMDS poll failed ({}: {}); nothing changes until a complete document arrives{}",
+                    kind, cause == null ? "unknown" : cause.getMessage(),
+                    delay.isZero() ? "" : ", next poll in " + delay.toMillis() + " ms");
+        }
+        return delay;
+    }
+
+    public String lastFailureKind() {
+        return lastFailureKind;
+    }
+
+    public synchronized int consecutiveFailures() {
+        return consecutiveFailures;
+    }
+
+    private Duration exponential() {
+        int exponent = Math.min(consecutiveFailures, 16);
+        return interval.multipliedBy(1L << exponent);
+    }
+
+    private static Duration longest(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    private static boolean slowDown(int status) {
+        return status == 429 || status == 410 || status >= 500;
+    }
+
+    private static Duration retryAfter(String header) {
+        if (header != null) {
+            try {
+                return Duration.ofSeconds(Long.parseLong(header.trim()));
+            } catch (NumberFormatException ignored) {
+                // An HTTP-date Retry-After is rare on IMDS; the exponential delay applies.
+            }
+        }
+        return Duration.ZERO;
+    }
+
+    /** A short label for logs and metrics. */
+    public static String kind(Throwable cause) {
+        Throwable t = cause;
+        while (t != null) {
+            if (t instanceof ImdsStatusException s) {
+                return s.status() == 429 ? "throttled" : s.status() >= 500 ? "server-error" : "http-" + s.status();
+            }
+            if (t instanceof InvalidDocumentException) {
+                return "invalid-document";
+            }
+            if (t instanceof SocketTimeoutException || t instanceof HttpTimeoutException
+                    || t.getClass().getSimpleName().contains("Timeout")) {
+                return "timeout";
+            }
+            if (t instanceof ConnectException) {
+                return "connection";
+            }
+            t = t.getCause();
+        }
+        return "io-error";
+    }
+}

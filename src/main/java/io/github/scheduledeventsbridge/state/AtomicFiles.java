@@ -1,0 +1,37 @@
+package io.github.scheduledeventsbridge.state;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Replace-by-rename: a reader (or a restart after kill -9 or power loss) sees either the old file or
+ * the new one, never half of one. A failed write (disk full) leaves the old file untouched.
+ */
+public final class AtomicFiles {
+
+    private AtomicFiles() {
+    }
+
+    public static void write(Path target, byte[] content) throws IOException {
+        Path tmp = target.resolveSibling("." + target.getFileName() + ".tmp");
+        try {
+            try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+                ByteBuffer buffer = ByteBuffer.wrap(content);
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+                channel.force(true);
+            }
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package io.github.scheduledeventsbridge.state;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.scheduledeventsbridge.imds.ImdsDocument;
+import io.github.scheduledeventsbridge.imds.ImdsDocumentParser;
+import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
+import io.github.scheduledeventsbridge.transitions.DetectedTransition;
+import io.github.scheduledeventsbridge.transitions.OutboundEvent;
+import io.github.scheduledeventsbridge.transitions.ResourceFilter;
+import io.github.scheduledeventsbridge.transitions.TransitionDetector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The agent's memory: the last document and the transitions not yet handed to the sinks' spools
+ * (the outbox), kept together in one file replaced atomically. Recording a new document and its
+ * transitions is therefore one step: a crash before it changes nothing (the same changes are seen
+ * again), a crash after it leaves the outbox, which is spooled again on start.
+ */
+public final class TransitionJournal {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TransitionJournal.class);
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    static final String STATE_FILE = "state.json";
+
+    private final Path stateFile;
+    private final TransitionDetector detector;
+    private final CloudEventFactory factory;
+    private final ResourceFilter resourceFilter;
+    private final ImdsDocumentParser parser = new ImdsDocumentParser();
+
+    private ImdsDocument document = ImdsDocument.NONE;
+    private boolean hasDocument;
+    private long nextSeq = 1;
+    private List<OutboundEvent> outbox = List.of();
+
+    public TransitionJournal(Path stateDir, TransitionDetector detector, CloudEventFactory factory,
+                             ResourceFilter resourceFilter, Clock clock) {
+        this.stateFile = stateDir.resolve(STATE_FILE);
+        this.detector = detector;
+        this.factory = factory;
+        this.resourceFilter = resourceFilter;
+        load(clock);
+    }
+
+    /**
+     * Records a freshly polled document: its transitions become the outbox, and both are on disk
+     * before this returns. Returns the outbox: empty when nothing changed (then nothing is written),
+     * unless an earlier dispatch failed half-way, whose leftovers are handed out again.
+     */
+    public synchronized List<OutboundEvent> record(ImdsDocument current) throws IOException {
+        if (hasDocument && current.equals(document)) {
+            return outbox;
+        }
+        if (hasDocument && current.incarnation() < document.incarnation()) {
+            LOG.info("DocumentIncarnation went back from {} to {} (IMDS reset); comparing events by content",
+                    document.incarnation(), current.incarnation());
+        }
+        List<OutboundEvent> recorded = new ArrayList<>(outbox);
+        long seq = nextSeq;
+        for (DetectedTransition transition : detector.detect(document, current)) {
+            if (resourceFilter.accepts(transition)) {
+                recorded.add(new OutboundEvent(seq++, factory.create(transition)));
+            }
+        }
+        save(current, seq, recorded);
+        return outbox;
+    }
+
+    /** Records transitions that do not come from a poll (approvals). */
+    public synchronized List<OutboundEvent> record(List<DetectedTransition> transitions) throws IOException {
+        List<OutboundEvent> recorded = new ArrayList<>(outbox);
+        long seq = nextSeq;
+        for (DetectedTransition transition : transitions) {
+            recorded.add(new OutboundEvent(seq++, factory.create(transition)));
+        }
+        save(document, seq, recorded);
+        return outbox;
+    }
+
+    /** The outbox is safely in every sink's spool: forget it. */
+    public synchronized void outboxSpooled() throws IOException {
+        if (!outbox.isEmpty()) {
+            save(document, nextSeq, List.of());
+        }
+    }
+
+    public synchronized List<OutboundEvent> outbox() {
+        return outbox;
+    }
+
+    public synchronized ImdsDocument lastDocument() {
+        return document;
+    }
+
+    private void save(ImdsDocument newDocument, long newNextSeq, List<OutboundEvent> newOutbox) throws IOException {
+        ObjectNode root = MAPPER.createObjectNode();
+        root.put("version", 1);
+        root.put("nextSeq", newNextSeq);
+        root.set("document", ImdsDocumentParser.toJson(newDocument));
+        ArrayNode pending = root.putArray("outbox");
+        for (OutboundEvent event : newOutbox) {
+            ObjectNode item = pending.addObject();
+            item.put("seq", event.seq());
+            item.set("event", event.cloudEvent());
+        }
+        AtomicFiles.write(stateFile, MAPPER.writeValueAsBytes(root));
+        // Memory follows disk only once the disk has it.
+        document = newDocument;
+        hasDocument = true;
+        nextSeq = newNextSeq;
+        outbox = List.copyOf(newOutbox);
+    }
+
+    private void load(Clock clock) {
+        if (!Files.exists(stateFile)) {
+            LOG.info("No state in {}: every event IMDS lists now will be reported once", stateFile.getParent());
+            return;
+        }
+        try {
+            JsonNode root = MAPPER.readTree(Files.readAllBytes(stateFile));
+            ImdsDocument loaded = parser.parse(MAPPER.writeValueAsString(root.get("document")));
+            long seq = root.path("nextSeq").asLong(1);
+            List<OutboundEvent> pending = new ArrayList<>();
+            for (JsonNode item : root.path("outbox")) {
+                pending.add(new OutboundEvent(item.path("seq").asLong(), (ObjectNode) item.get("event")));
+            }
+            document = loaded;
+            hasDocument = true;
+            nextSeq = Math.max(seq, 1);
+            outbox = List.copyOf(pending);
+            LOG.info("State loaded: incarnation {}, {} event(s), {} transition(s) still to spool",
+                    loaded.incarnation(), loaded.events().size(), outbox.size());
+        } catch (IOException | RuntimeException e) {
+            quarantine(clock, e);
+        }
+    }
+
+    /** A corrupt state file is kept for inspection and the agent starts as if it had none. */
+    private void quarantine(Clock clock, Exception cause) {
+        Path aside = stateFile.resolveSibling(STATE_FILE + ".corrupt-" + clock.millis());
+        try {
+            Files.move(stateFile, aside, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("State file " + stateFile + " is corrupt and cannot be moved aside", e);
+        }
+        LOG.error("State file {} is corrupt ({}); moved to {} and starting without state: events listed now "
+                + "will be reported again, with the same ids", stateFile, cause.getMessage(), aside);
+    }
+}
