@@ -18,17 +18,8 @@ public final class BridgeApplication {
     }
 
     public static int run(String... args) throws Exception {
-        Main main = new Main();
-        main.configure().addConfiguration(BridgeConfiguration.class);
-        main.setPropertyPlaceholderLocations(locations());
         try {
-            int code = main.run(args);
-            BadConfigurationException bad = badConfiguration(main);
-            if (bad != null) {
-                System.err.println(bad.getMessage());
-                return 2;
-            }
-            return code;
+            return newMain().run(args);
         } catch (Exception e) {
             BadConfigurationException bad = find(e);
             if (bad == null) {
@@ -39,14 +30,18 @@ public final class BridgeApplication {
         }
     }
 
+    /** The agent as the jar runs it; tests start the very same thing in-process. */
+    public static Main newMain() {
+        Main main = new Main();
+        main.configure().addConfiguration(BridgeConfiguration.class);
+        main.setPropertyPlaceholderLocations(locations());
+        return main;
+    }
+
     static String locations() {
         String extra = System.getProperty("bridge.config", System.getenv("BRIDGE_CONFIG"));
         return "classpath:application.properties;optional=true,file:config/application.properties;optional=true"
                 + (extra == null || extra.isBlank() ? "" : ",file:" + extra);
-    }
-
-    private static BadConfigurationException badConfiguration(Main main) {
-        return null;
     }
 
     private static BadConfigurationException find(Throwable t) {

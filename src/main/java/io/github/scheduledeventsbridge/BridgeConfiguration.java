@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge;
 
+import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.Dispatcher;
 import io.github.scheduledeventsbridge.delivery.HttpAnswer;
@@ -69,6 +70,8 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("webhookSigner", new WebhookSigner(settings.webhookSecret(), clock));
         registry.bind("httpAnswer", new HttpAnswer());
 
+        context.addStartupListener(new StartupRecovery());
+
         if (!settings.webhookUrls().isEmpty() && settings.webhookSecret().isEmpty()) {
             LOG.warn("bridge.webhook.secret is empty: webhooks are sent unsigned");
         }
@@ -99,9 +102,18 @@ public class BridgeConfiguration implements CamelConfiguration {
 
     /** The simulator runs inside this JVM and the agent is pointed at it (CONTRACT §1). */
     private static BridgeSettings startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
-        ImdsSimulator simulator = new ImdsSimulator(ImdsSimulator.Options.defaults()
+        ImdsSimulator.Options options = ImdsSimulator.Options.defaults()
                 .withPort(settings.simulatorPort())
-                .withSpeed(settings.simulatorSpeed()));
+                .withSpeed(settings.simulatorSpeed())
+                .withLoop(settings.simulatorLoop());
+        if (!settings.simulatorScenarios().isEmpty()) {
+            try {
+                options = options.withScenarios(settings.simulatorScenarios());
+            } catch (IllegalArgumentException e) {
+                throw new BadConfigurationException("bridge.simulator.scenarios", e.getMessage());
+            }
+        }
+        ImdsSimulator simulator = new ImdsSimulator(options);
         simulator.start();
         context.addService(new ServiceSupport() {
             @Override

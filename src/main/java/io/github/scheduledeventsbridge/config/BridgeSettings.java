@@ -31,7 +31,9 @@ public record BridgeSettings(
         Duration deliveryMaxBackoff,
         boolean simulatorEnabled,
         int simulatorPort,
-        double simulatorSpeed) {
+        double simulatorSpeed,
+        List<String> simulatorScenarios,
+        boolean simulatorLoop) {
 
     /** IMDS allows 5 requests per second. */
     public static final long MIN_POLL_INTERVAL_MS = 200;
@@ -64,7 +66,9 @@ public record BridgeSettings(
                 r.millis("bridge.delivery.max-backoff", 5_000),
                 r.bool("bridge.simulator.enabled", false),
                 r.port("bridge.simulator.port", 0),
-                r.positiveDouble("bridge.simulator.speed", 60));
+                r.positiveDouble("bridge.simulator.speed", 60),
+                r.list("bridge.simulator.scenarios"),
+                r.bool("bridge.simulator.loop", true));
     }
 
     /** Typed reads that fail with the key's name and the offending value. */
@@ -138,6 +142,10 @@ public record BridgeSettings(
             return Arrays.stream(string(key, "").split(","))
                     .map(String::trim).filter(s -> !s.isEmpty())
                     .map(s -> parseHttpUrl(key, s)).distinct().toList();
+        }
+
+        List<String> list(String key) {
+            return Arrays.stream(string(key, "").split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
         }
 
         Path writableDirectory(String key, String fallback) {

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,7 +37,7 @@ public final class Spool {
 
     public SpoolEntry store(Sink sink, long seq, byte[] payload) throws IOException {
         Path dir = directory(sink.id());
-        Path file = dir.resolve(String.format("%019d.json", seq));
+        Path file = dir.resolve(String.format(Locale.ROOT, "%019d.json", seq));
         boolean isNew = !Files.exists(file);
         AtomicFiles.write(file, payload);
         if (isNew) {

@@ -1,6 +1,8 @@
 package io.github.scheduledeventsbridge.imds;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -18,7 +20,10 @@ import java.util.Set;
  */
 public final class ImdsDocumentParser {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    // Trailing bytes after the document, or a key given twice, mean the body is not what IMDS meant.
+    private static final ObjectMapper MAPPER = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     public ImdsDocument parse(String body) {
         if (body == null || body.isBlank()) {

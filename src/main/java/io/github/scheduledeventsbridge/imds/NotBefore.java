@@ -14,6 +14,9 @@ import java.time.format.DateTimeParseException;
  */
 public final class NotBefore {
 
+    private static final DateTimeFormatter DAY_MONTH_YEAR =
+            DateTimeFormatter.ofPattern("d MMM yyyy HH:mm:ss zzz", java.util.Locale.ROOT);
+
     private NotBefore() {
     }
 
@@ -25,7 +28,15 @@ public final class NotBefore {
         try {
             return OffsetDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
         } catch (DateTimeParseException notRfc1123) {
-            // fall through to ISO-8601
+            // fall through: maybe a wrong weekday, which must not lose the date
+        }
+        int comma = value.indexOf(',');
+        if (comma > 0 && comma < 5) {
+            try {
+                return OffsetDateTime.parse(value.substring(comma + 1).trim(), DAY_MONTH_YEAR).toInstant();
+            } catch (DateTimeParseException notRfc1123WithoutWeekday) {
+                // fall through to ISO-8601
+            }
         }
         try {
             return OffsetDateTime.parse(value, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();

@@ -63,10 +63,9 @@ public final class PollBackoff {
         lastFailureKind = kind;
         Duration delay = Duration.ZERO;
         if (cause instanceof ImdsStatusException status && slowDown(status.status())) {
-            delay = longest(exponential(), retryAfter(status.retryAfter()));
-            if (delay.compareTo(ceiling) > 0) {
-                delay = ceiling;
-            }
+            // IMDS's own Retry-After wins over our ceiling, within reason.
+            Duration exponential = exponential().compareTo(ceiling) > 0 ? ceiling : exponential();
+            delay = longest(exponential, retryAfter(status.retryAfter()));
             notBefore = clock.instant().plus(delay);
         }
         // One line for the first failure, then one a minute or so: an outage must not flood the log.
@@ -99,10 +98,13 @@ public final class PollBackoff {
         return status == 429 || status == 410 || status >= 500;
     }
 
+    private static final Duration RETRY_AFTER_LIMIT = Duration.ofMinutes(5);
+
     private static Duration retryAfter(String header) {
         if (header != null) {
             try {
-                return Duration.ofSeconds(Long.parseLong(header.trim()));
+                Duration asked = Duration.ofSeconds(Math.max(0, Long.parseLong(header.trim())));
+                return asked.compareTo(RETRY_AFTER_LIMIT) > 0 ? RETRY_AFTER_LIMIT : asked;
             } catch (NumberFormatException ignored) {
                 // An HTTP-date Retry-After is rare on IMDS; the exponential delay applies.
             }

@@ -156,7 +156,7 @@ public final class TransitionJournal {
         } catch (IOException e) {
             throw new UncheckedIOException("State file " + stateFile + " is corrupt and cannot be moved aside", e);
         }
-        LOG.error("State file {} is corrupt ({}); moved to {} and starting without state: events listed now "
-                + "will be reported again, with the same ids", stateFile, cause.getMessage(), aside);
+        LOG.error("State file {} is corrupt ({}); moved to {} and starting without state: every event IMDS "
+                + "lists now will be reported again", stateFile, cause.getMessage(), aside);
     }
 }

@@ -77,9 +77,20 @@ public final class TransitionDetector {
                 ? !old.notBefore().equals(event.notBefore())
                 : !Objects.equals(blankToNull(old.notBeforeRaw()), blankToNull(event.notBeforeRaw()));
         return notBeforeMoved
-                || !old.resources().equals(event.resources())
+                || !sameNames(old.resources(), event.resources())
                 || !Objects.equals(old.durationInSeconds(), event.durationInSeconds())
                 || !Objects.equals(old.description(), event.description());
+    }
+
+    /** Resources is a set of VM names: order and case carry no meaning. */
+    private static boolean sameNames(List<String> a, List<String> b) {
+        return normalized(a).equals(normalized(b));
+    }
+
+    private static java.util.Set<String> normalized(List<String> names) {
+        java.util.Set<String> set = new java.util.TreeSet<>();
+        names.forEach(n -> set.add(n.toUpperCase(java.util.Locale.ROOT)));
+        return set;
     }
 
     private static String blankToNull(String s) {

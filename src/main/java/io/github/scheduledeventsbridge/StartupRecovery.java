@@ -1,0 +1,28 @@
+package io.github.scheduledeventsbridge;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.StartupListener;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Runs the startup-recovery route once Camel is fully started. Routes added while Camel is still
+ * starting can be registered but never started, so sink routes are installed only from here.
+ */
+final class StartupRecovery implements StartupListener {
+
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    @Override
+    public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
+        // Too early: routes are still starting.
+    }
+
+    @Override
+    public void onCamelContextFullyStarted(CamelContext context, boolean alreadyStarted) {
+        // Camel passes alreadyStarted=true here even on the first start, hence the one-shot guard.
+        if (done.compareAndSet(false, true)) {
+            context.createFluentProducerTemplate().to("direct:startup-recovery").send();
+        }
+    }
+}

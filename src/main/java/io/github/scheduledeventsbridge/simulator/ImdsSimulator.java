@@ -1,0 +1,195 @@
+package io.github.scheduledeventsbridge.simulator;
+
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A local stand-in for the Azure Instance Metadata Service (IMDS) that plays scripted Scheduled Events
+ * scenarios in accelerated time, so the bridge can be run and tested without an Azure VM.
+ *
+ * <p>Serves {@code /metadata/scheduledevents} (GET and POST StartRequests), {@code /metadata/instance} and
+ * {@code /metadata/instance/compute} with IMDS's status codes and error bodies. The simulated world advances
+ * lazily on each request; see {@link SimulatedEvents} for how DocumentIncarnation is counted.
+ *
+ * <pre>{@code
+ * try (ImdsSimulator imds = new ImdsSimulator(ImdsSimulator.Options.defaults().withSpeed(600)).start()) {
+ *     URI uri = imds.scheduledEventsUri();   // add ?api-version=2020-07-01 and header Metadata: true
+ * }
+ * }</pre>
+ */
+public final class ImdsSimulator implements AutoCloseable {
+
+    private static final int SERVER_THREADS = 2;
+
+    private final Options options;
+    private Running running;
+    private boolean closed;
+
+    public ImdsSimulator(Options options) {
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /**
+     * Binds the server and starts the simulated clock: scenario timings count from this moment.
+     *
+     * @return this simulator, for try-with-resources
+     * @throws IOException           if the address cannot be bound
+     * @throws IllegalStateException if already started or closed
+     */
+    public synchronized ImdsSimulator start() throws IOException {
+        if (running != null || closed) {
+            throw new IllegalStateException("ImdsSimulator can be started only once");
+        }
+        SimulatedEvents events = new SimulatedEvents(options.clock(), options.speed(), options.vmName(),
+                options.scenarios().stream().map(Scenario::named).toList(), options.loop());
+        HttpServer server = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 0);
+        ExecutorService executor = Executors.newFixedThreadPool(SERVER_THREADS, daemonThreads());
+        server.setExecutor(executor);
+        server.createContext("/", new ImdsHandler(events, options.vmName()));
+        server.start();
+        running = new Running(server, executor, events);
+        return this;
+    }
+
+    /** Stops the server at once; idempotent. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (running != null) {
+            running.server().stop(0);
+            running.executor().shutdownNow();
+            running = null;
+        }
+    }
+
+    /** The bound port, useful when {@link Options#port()} is 0. */
+    public int port() {
+        return running().server().getAddress().getPort();
+    }
+
+    /** {@code http://host:port/metadata/scheduledevents}, without the api-version query. */
+    public URI scheduledEventsUri() {
+        return uri(ImdsHandler.SCHEDULED_EVENTS_PATH);
+    }
+
+    /** {@code http://host:port/metadata/instance/compute}, without the api-version query. */
+    public URI instanceComputeUri() {
+        return uri(ImdsHandler.COMPUTE_PATH);
+    }
+
+    /** The DocumentIncarnation a GET would serve now. */
+    public long incarnation() {
+        return running().events().incarnation();
+    }
+
+    /** The Scheduled Events document exactly as a GET would serve it now. */
+    public String documentJson() {
+        return running().events().document();
+    }
+
+    private URI uri(String path) {
+        String host = options.host().contains(":") ? "[" + options.host() + "]" : options.host();
+        return URI.create("http://" + host + ":" + port() + path);
+    }
+
+    private synchronized Running running() {
+        if (running == null) {
+            throw new IllegalStateException("ImdsSimulator is not running");
+        }
+        return running;
+    }
+
+    private static ThreadFactory daemonThreads() {
+        AtomicInteger counter = new AtomicInteger();
+        return task -> {
+            Thread thread = new Thread(task, "imds-simulator-" + counter.incrementAndGet());
+            thread.setDaemon(true); // never keep the JVM alive just for the simulator
+            return thread;
+        };
+    }
+
+    private record Running(HttpServer server, ExecutorService executor, SimulatedEvents events) {
+    }
+
+    /**
+     * Simulator settings.
+     *
+     * @param host      address to bind; default 127.0.0.1
+     * @param port      port to bind, 0 for an ephemeral one; default 0
+     * @param speed     simulated seconds per real second; default 60 (a 15-minute notice lasts 15 s)
+     * @param vmName    the simulated VM's name, used in Resources and instance metadata; default sim-vm-0
+     * @param scenarios scenario names, played 20 simulated minutes apart in this order; default
+     *                  {@link #DEFAULT_SCENARIOS}; {@code other-vm} is also available
+     * @param loop      after the last scenario start over with fresh EventIds; default true
+     * @param clock     source of "now" for scenario timing and NotBefore; default system UTC
+     */
+    public record Options(String host, int port, double speed, String vmName, List<String> scenarios, boolean loop,
+                          Clock clock) {
+
+        /** All scenarios except {@code other-vm}, in playing order. */
+        public static final List<String> DEFAULT_SCENARIOS = Scenario.DEFAULTS.stream().map(Scenario::name).toList();
+
+        public Options {
+            Objects.requireNonNull(host, "host");
+            Objects.requireNonNull(vmName, "vmName");
+            Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(scenarios, "scenarios");
+            scenarios = List.copyOf(scenarios);
+            if (host.isBlank() || vmName.isBlank()) {
+                throw new IllegalArgumentException("host and vmName must not be blank");
+            }
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port must be 0..65535, was " + port);
+            }
+            if (!(speed > 0) || Double.isInfinite(speed)) {
+                throw new IllegalArgumentException("speed must be a positive finite number, was " + speed);
+            }
+            if (scenarios.isEmpty()) {
+                throw new IllegalArgumentException("at least one scenario is required");
+            }
+            scenarios.forEach(Scenario::named); // fail fast on typos rather than at start()
+        }
+
+        public static Options defaults() {
+            return new Options("127.0.0.1", 0, 60, "sim-vm-0", DEFAULT_SCENARIOS, true, Clock.systemUTC());
+        }
+
+        public Options withHost(String host) {
+            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+        }
+
+        public Options withPort(int port) {
+            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+        }
+
+        public Options withSpeed(double speed) {
+            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+        }
+
+        public Options withVmName(String vmName) {
+            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+        }
+
+        public Options withScenarios(List<String> scenarios) {
+            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+        }
+
+        public Options withLoop(boolean loop) {
+            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+        }
+
+        public Options withClock(Clock clock) {
+            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+        }
+    }
+}

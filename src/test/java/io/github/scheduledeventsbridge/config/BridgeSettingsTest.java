@@ -1,0 +1,166 @@
+package io.github.scheduledeventsbridge.config;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class BridgeSettingsTest {
+
+    @TempDir
+    Path tmp;
+
+    private BridgeSettings read(String... keyValues) {
+        Map<String, String> properties = new HashMap<>();
+        properties.put("bridge.state.dir", tmp.resolve("state").toString());
+        for (int i = 0; i < keyValues.length; i += 2) {
+            properties.put(keyValues[i], keyValues[i + 1]);
+        }
+        return BridgeSettings.read(properties::get);
+    }
+
+    @Test
+    @DisplayName("defaults with nothing configured but the state directory")
+    void defaults() {
+        BridgeSettings s = BridgeSettings.read(Map.of("bridge.state.dir", tmp.resolve("state").toString())::get);
+
+        assertThat(s.imdsUrl()).isEqualTo(URI.create("http://169.254.169.254/metadata/scheduledevents"));
+        assertThat(s.apiVersion()).isEqualTo("2020-07-01");
+        assertThat(s.pollInterval()).isEqualTo(Duration.ofMillis(1000));
+        assertThat(s.imdsTimeout()).isPositive();
+        assertThat(s.imdsFirstCallTimeout()).isPositive();
+        assertThat(s.imdsMaxBackoff()).isGreaterThanOrEqualTo(s.pollInterval());
+        assertThat(s.instanceUrl().getHost()).isEqualTo("169.254.169.254");
+        assertThat(s.stateDir()).isEqualTo(tmp.resolve("state").toAbsolutePath().normalize());
+        assertThat(s.stateDir()).as("created").isDirectory();
+        assertThat(s.filterResources()).isEqualTo("all");
+        assertThat(s.webhookUrls()).isEmpty();
+        assertThat(s.webhookSecret()).isEmpty();
+        assertThat(s.deliveryInitialBackoff()).isPositive();
+        assertThat(s.deliveryMaxBackoff()).isGreaterThanOrEqualTo(s.deliveryInitialBackoff());
+        assertThat(s.simulatorEnabled()).isFalse();
+        assertThat(s.simulatorPort()).isBetween(0, 65535);
+        assertThat(s.simulatorSpeed()).isPositive();
+    }
+
+    @Test
+    @DisplayName("values are trimmed and case-normalised where the contract allows")
+    void trimmedValues() {
+        BridgeSettings s = read(
+                "bridge.imds.poll-interval", " 500 ",
+                "bridge.filter.resources", " OWN ",
+                "bridge.simulator.enabled", "TRUE",
+                "bridge.imds.url", " https://imds.example:8443/metadata/scheduledevents ");
+
+        assertThat(s.pollInterval()).isEqualTo(Duration.ofMillis(500));
+        assertThat(s.filterResources()).isEqualTo("own");
+        assertThat(s.simulatorEnabled()).isTrue();
+        assertThat(s.imdsUrl()).isEqualTo(URI.create("https://imds.example:8443/metadata/scheduledevents"));
+    }
+
+    @Test
+    @DisplayName("a poll interval of exactly 200 ms is accepted")
+    void minimumPollInterval() {
+        assertThat(read("bridge.imds.poll-interval", "200").pollInterval()).isEqualTo(Duration.ofMillis(200));
+        assertThat(BridgeSettings.MIN_POLL_INTERVAL_MS).isEqualTo(200);
+    }
+
+    @ParameterizedTest(name = "[{index}] {0} = \"{1}\"")
+    @CsvSource(delimiter = '|', quoteCharacter = '\'', value = {
+            "bridge.imds.poll-interval      | 199",
+            "bridge.imds.poll-interval      | abc",
+            "bridge.imds.poll-interval      | ''",
+            "bridge.imds.poll-interval      | 0",
+            "bridge.imds.timeout            | -1",
+            "bridge.imds.timeout            | 0",
+            "bridge.imds.max-backoff        | 1.5",
+            "bridge.delivery.initial-backoff| -500",
+            "bridge.filter.resources        | some",
+            "bridge.filter.resources        | ''",
+            "bridge.imds.url                | ftp://x",
+            "bridge.imds.url                | not a url",
+            "bridge.imds.url                | http:///nohost",
+            "bridge.imds.url                | ''",
+            "bridge.imds.instance-url       | file:///etc/passwd",
+            "bridge.imds.api-version        | ''",
+            "bridge.webhook.urls            | 'https://ok.example/hook, ftp://bad.example/x'",
+            "bridge.webhook.urls            | 'https://ok.example/hook,not a url'",
+            "bridge.simulator.port          | 70000",
+            "bridge.simulator.port          | -1",
+            "bridge.simulator.port          | http",
+            "bridge.simulator.speed         | 0",
+            "bridge.simulator.speed         | -2",
+            "bridge.simulator.speed         | NaN",
+            "bridge.simulator.speed         | Infinity",
+            "bridge.simulator.speed         | fast",
+            "bridge.simulator.enabled       | yes",
+            "bridge.simulator.enabled       | 1",
+    })
+    @DisplayName("each bad value stops start-up with a message naming the key")
+    void badValues(String key, String value) {
+        assertThatThrownBy(() -> read(key, value))
+                .isInstanceOf(BadConfigurationException.class)
+                .hasMessageContaining(key);
+    }
+
+    @Test
+    @DisplayName("a state directory that is a file is refused, naming the key")
+    void stateDirIsAFile() throws IOException {
+        Path file = Files.writeString(tmp.resolve("plain-file"), "x");
+
+        assertThatThrownBy(() -> read("bridge.state.dir", file.toString()))
+                .isInstanceOf(BadConfigurationException.class)
+                .hasMessageContaining("bridge.state.dir");
+    }
+
+    @Test
+    @DisplayName("a bad webhook URL is reported without its secret path")
+    void badWebhookMessageRedacted() {
+        assertThatThrownBy(() -> read("bridge.webhook.urls",
+                "https://hooks.slack.com/services/T000/B000/goodsecret,ftp://files.example/badsecret?token=t0k"))
+                .isInstanceOf(BadConfigurationException.class)
+                .hasMessageContaining("bridge.webhook.urls")
+                .hasMessageNotContaining("badsecret")
+                .hasMessageNotContaining("t0k")
+                .hasMessageNotContaining("goodsecret");
+    }
+
+    @Test
+    @DisplayName("webhook URLs are trimmed, empty items skipped, duplicates removed, order kept")
+    void webhookUrls() {
+        BridgeSettings s = read("bridge.webhook.urls",
+                "  https://b.example/hook , https://a.example/x,,https://b.example/hook,  ,http://c.example:8080/y ");
+
+        assertThat(s.webhookUrls()).containsExactly(
+                URI.create("https://b.example/hook"),
+                URI.create("https://a.example/x"),
+                URI.create("http://c.example:8080/y"));
+    }
+
+    @Test
+    @DisplayName("redact keeps scheme and host, hides path, query and credentials")
+    void redact() {
+        String slack = BridgeSettings.redact("https://hooks.slack.com/services/T/B/secret");
+        assertThat(slack).startsWith("https://hooks.slack.com")
+                .doesNotContain("secret").doesNotContain("services").doesNotContain("/T/");
+
+        String withPort = BridgeSettings.redact("https://example.com:8443/hook?token=abc123");
+        assertThat(withPort).startsWith("https://example.com:8443").doesNotContain("abc123").doesNotContain("hook");
+
+        assertThat(BridgeSettings.redact("https://user:pa55word@example.com/x")).doesNotContain("pa55word")
+                .doesNotContain("user");
+        assertThat(BridgeSettings.redact("https://example.com/has space/secret")).doesNotContain("secret");
+    }
+}

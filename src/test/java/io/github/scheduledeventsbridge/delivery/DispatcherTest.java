@@ -1,0 +1,121 @@
+package io.github.scheduledeventsbridge.delivery;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.scheduledeventsbridge.transitions.OutboundEvent;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DispatcherTest {
+
+    @TempDir
+    Path root;
+
+    private static OutboundEvent event(long seq, String transition, String eventId) {
+        ObjectNode ce = JsonNodeFactory.instance.objectNode();
+        ce.put("specversion", "1.0");
+        ce.put("id", "id-" + seq);
+        ObjectNode data = ce.putObject("data");
+        data.put("transition", transition);
+        data.put("eventId", eventId);
+        data.put("eventType", "Freeze");
+        data.putArray("resources").add("vm1");
+        return new OutboundEvent(seq, ce);
+    }
+
+    private static List<String> files(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    @Test
+    @DisplayName("each event goes to every sink whose filter accepts it: one file per sink per event")
+    void respectsFilters() throws IOException {
+        Sink everything = new Sink("all", "every transition", "tpl", Map.of(), e -> true);
+        Sink startsOnly = new Sink("starts", "only Started", "tpl", Map.of(), e -> e.transition().equals("Started"));
+        Sink nothing = new Sink("none", "nothing", "tpl", Map.of(), e -> false);
+        Spool spool = new Spool(root);
+        Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(everything, startsOnly, nothing)), spool);
+
+        List<SpoolEntry> entries = dispatcher.spool(List.of(
+                event(1, "Scheduled", "A"), event(2, "Started", "A"), event(3, "Completed", "A")));
+
+        assertThat(entries).extracting(SpoolEntry::sinkId).containsExactly("all", "all", "all", "starts");
+        assertThat(files(root.resolve("all"))).containsExactly(
+                "0000000000000000001.json", "0000000000000000002.json", "0000000000000000003.json");
+        assertThat(files(root.resolve("starts"))).containsExactly("0000000000000000002.json");
+        assertThat(files(root.resolve("none"))).isEmpty();
+        assertThat(spool.depth("all")).isEqualTo(3);
+        assertThat(spool.depth("starts")).isEqualTo(1);
+        assertThat(spool.depth("none")).isZero();
+    }
+
+    @Test
+    @DisplayName("the spooled file is exactly the CloudEvent JSON")
+    void fileIsTheCloudEvent() throws IOException {
+        Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
+        OutboundEvent event = event(5, "Scheduled", "A");
+        Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), new Spool(root));
+
+        SpoolEntry entry = dispatcher.spool(List.of(event)).get(0);
+
+        assertThat(new ObjectMapper().readTree(entry.file().toFile())).isEqualTo(event.cloudEvent());
+        assertThat(entry.queue()).isEqualTo("seda:sink-a");
+    }
+
+    @Test
+    @DisplayName("spooling the same outbox twice (crash before outboxSpooled) duplicates nothing")
+    void respoolIsIdempotent() throws IOException {
+        Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
+        Spool spool = new Spool(root);
+        Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), spool);
+        List<OutboundEvent> outbox = List.of(event(1, "Scheduled", "A"), event(2, "Scheduled", "B"));
+
+        dispatcher.spool(outbox);
+        dispatcher.spool(outbox);
+
+        assertThat(files(root.resolve("a"))).hasSize(2);
+        assertThat(spool.depth("a")).isEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("pending lists every sink's waiting messages, each sink's oldest first")
+    void pendingAcrossSinks() throws IOException {
+        Sink a = new Sink("a", "desc", "tpl", Map.of(), e -> true);
+        Sink b = new Sink("b", "desc", "tpl", Map.of(), e -> e.eventId().equals("B"));
+        Spool spool = new Spool(root);
+        new Dispatcher(new SinkRegistry(List.of(a, b)), spool).spool(List.of(
+                event(11, "Scheduled", "B"), event(9, "Scheduled", "A"), event(10, "Started", "B")));
+
+        List<SpoolEntry> pending = new Dispatcher(new SinkRegistry(List.of(a, b)), new Spool(root)).pending();
+
+        assertThat(pending).extracting(e -> e.sinkId() + "/" + e.file().getFileName()).containsExactly(
+                "a/0000000000000000009.json", "a/0000000000000000010.json", "a/0000000000000000011.json",
+                "b/0000000000000000010.json", "b/0000000000000000011.json");
+    }
+
+    @Test
+    @DisplayName("no sinks: nothing is spooled")
+    void noSinks() throws IOException {
+        Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of()), new Spool(root));
+
+        assertThat(dispatcher.spool(List.of(event(1, "Scheduled", "A")))).isEmpty();
+        assertThat(dispatcher.pending()).isEmpty();
+        assertThat(files(root)).isEmpty();
+    }
+}

@@ -1,0 +1,83 @@
+package io.github.scheduledeventsbridge.delivery;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.Route;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SinkRegistryTest {
+
+    @Test
+    @DisplayName("sinks() keeps the configured order and cannot be changed afterwards")
+    void sinksImmutable() {
+        List<Sink> configured = new ArrayList<>(List.of(
+                new Sink("b", "desc", "tpl", Map.of(), e -> true),
+                new Sink("a", "desc", "tpl", Map.of(), e -> true)));
+        SinkRegistry registry = new SinkRegistry(configured);
+        configured.clear();
+
+        assertThat(registry.sinks()).extracting(Sink::id).containsExactly("b", "a");
+        assertThatThrownBy(() -> registry.sinks().clear()).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    @DisplayName("each sink has its own lane and route id")
+    void lanes() {
+        Sink sink = new Sink("webhook-0a1b2c", "desc", "tpl", Map.of(), e -> true);
+
+        assertThat(sink.queue()).isEqualTo("seda:sink-webhook-0a1b2c");
+        assertThat(sink.routeId()).isEqualTo("sink-webhook-0a1b2c");
+    }
+
+    @Test
+    @DisplayName("installRoutes adds one route per sink from its template, fed by its own lane")
+    void installRoutes() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    routeTemplate("test-sink")
+                            .templateParameter("queue")
+                            .templateParameter("sinkId")
+                            .templateParameter("target")
+                            .from("{{queue}}")
+                            .setProperty("sinkId", constant("{{sinkId}}"))
+                            .to("{{target}}");
+                }
+            });
+            SinkRegistry registry = new SinkRegistry(List.of(
+                    new Sink("one", "first", "test-sink", Map.of("target", "log:one"), e -> true),
+                    new Sink("two", "second", "test-sink", Map.of("target", "log:two"), e -> true)));
+
+            registry.installRoutes(camel);
+            camel.start();
+
+            Route one = camel.getRoute("sink-one");
+            Route two = camel.getRoute("sink-two");
+            assertThat(one).isNotNull();
+            assertThat(two).isNotNull();
+            assertThat(one.getEndpoint().getEndpointUri()).isEqualTo("seda://sink-one");
+            assertThat(two.getEndpoint().getEndpointUri()).isEqualTo("seda://sink-two");
+            assertThat(camel.getRoutes()).hasSize(2);
+        }
+    }
+
+    @Test
+    @DisplayName("installRoutes with no sinks adds no route")
+    void noSinks() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            new SinkRegistry(List.of()).installRoutes(camel);
+            camel.start();
+            assertThat(camel.getRoutes()).isEmpty();
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package io.github.scheduledeventsbridge.delivery;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SpoolTest {
+
+    @TempDir
+    Path root;
+
+    private final Sink sinkA = new Sink("a", "desc", "tpl", Map.of(), e -> true);
+    private final Sink sinkB = new Sink("b", "desc", "tpl", Map.of(), e -> true);
+    private CamelContext camel;
+
+    @AfterEach
+    void closeCamel() throws Exception {
+        if (camel != null) {
+            camel.close();
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @DisplayName("store writes <19-digit seq>.json in the sink's directory, with the payload")
+    void storeWritesFile() throws IOException {
+        Spool spool = new Spool(root);
+
+        SpoolEntry entry = spool.store(sinkA, 42, bytes("{\"x\":1}"));
+
+        Path expected = root.resolve("a").resolve("0000000000000000042.json");
+        assertThat(entry.file()).isEqualTo(expected);
+        assertThat(entry.sinkId()).isEqualTo("a");
+        assertThat(entry.queue()).isEqualTo(sinkA.queue()).isEqualTo("seda:sink-a");
+        assertThat(expected.getFileName().toString()).hasSize(19 + ".json".length());
+        assertThat(Files.readString(expected)).isEqualTo("{\"x\":1}");
+        assertThat(spool.depth("a")).isEqualTo(1);
+        try (Stream<Path> files = Files.list(root.resolve("a"))) {
+            assertThat(files).as("no temporary file left").containsExactly(expected);
+        }
+    }
+
+    @Test
+    @DisplayName("file names use ASCII digits whatever the default locale (e.g. ar-SA), so a restart finds the same file")
+    void fileNameIndependentOfLocale() throws IOException {
+        Locale before = Locale.getDefault();
+        Locale beforeFormat = Locale.getDefault(Locale.Category.FORMAT);
+        Locale beforeDisplay = Locale.getDefault(Locale.Category.DISPLAY);
+        SpoolEntry entry;
+        try {
+            Locale.setDefault(Locale.forLanguageTag("ar-SA"));
+            entry = new Spool(root).store(sinkA, 42, bytes("{}"));
+        } finally {
+            Locale.setDefault(before);
+            Locale.setDefault(Locale.Category.FORMAT, beforeFormat);
+            Locale.setDefault(Locale.Category.DISPLAY, beforeDisplay);
+        }
+
+        assertThat(entry.file().getFileName().toString()).isEqualTo("0000000000000000042.json");
+        Spool restarted = new Spool(root);
+        restarted.store(sinkA, 42, bytes("{}"));
+        assertThat(restarted.pending(sinkA)).as("the same seq is one message, not two").hasSize(1);
+    }
+
+    @Test
+    @DisplayName("store is idempotent for the same seq: one file, depth stays 1")
+    void storeIdempotent() throws IOException {
+        Spool spool = new Spool(root);
+
+        SpoolEntry first = spool.store(sinkA, 7, bytes("{\"x\":1}"));
+        SpoolEntry second = spool.store(sinkA, 7, bytes("{\"x\":1}"));
+
+        assertThat(second).isEqualTo(first);
+        assertThat(spool.depth("a")).isEqualTo(1);
+        assertThat(spool.pending(sinkA)).containsExactly(first);
+    }
+
+    @Test
+    @DisplayName("pending lists oldest first by seq, not by text, across more than 10 entries")
+    void pendingSortedBySeq() throws IOException {
+        Spool spool = new Spool(root);
+        long[] seqs = {100, 9, 10, 1, 11, 2, 1000, 99, 3, 20, 12, 101};
+        for (long seq : seqs) {
+            spool.store(sinkA, seq, bytes("{\"seq\":" + seq + "}"));
+        }
+
+        List<SpoolEntry> pending = spool.pending(sinkA);
+
+        assertThat(pending).extracting(e -> Files.readString(e.file())).containsExactly(
+                "{\"seq\":1}", "{\"seq\":2}", "{\"seq\":3}", "{\"seq\":9}", "{\"seq\":10}", "{\"seq\":11}",
+                "{\"seq\":12}", "{\"seq\":20}", "{\"seq\":99}", "{\"seq\":100}", "{\"seq\":101}", "{\"seq\":1000}");
+        assertThat(spool.depth("a")).isEqualTo(seqs.length);
+    }
+
+    @Test
+    @DisplayName("depth counts per sink; pending of an unused sink is empty")
+    void depthPerSink() throws IOException {
+        Spool spool = new Spool(root);
+        spool.store(sinkA, 1, bytes("1"));
+        spool.store(sinkA, 2, bytes("2"));
+        spool.store(sinkB, 2, bytes("2"));
+
+        assertThat(spool.depth("a")).isEqualTo(2);
+        assertThat(spool.depth("b")).isEqualTo(1);
+        assertThat(spool.depth("nobody")).isZero();
+        assertThat(spool.pending(new Sink("c", "desc", "tpl", Map.of(), e -> true))).isEmpty();
+    }
+
+    @Test
+    @DisplayName("a new Spool on the same directory (restart) finds what waits, and pending() sets the depth")
+    void restartFindsPending() throws IOException {
+        Spool before = new Spool(root);
+        before.store(sinkA, 5, bytes("5"));
+        before.store(sinkA, 6, bytes("6"));
+
+        Spool after = new Spool(root);
+
+        assertThat(after.pending(sinkA)).extracting(SpoolEntry::file).containsExactly(
+                root.resolve("a/0000000000000000005.json"), root.resolve("a/0000000000000000006.json"));
+        assertThat(after.depth("a")).isEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("pending ignores temporary and non-json files")
+    void pendingIgnoresOtherFiles() throws IOException {
+        Spool spool = new Spool(root);
+        SpoolEntry real = spool.store(sinkA, 1, bytes("1"));
+        Files.writeString(root.resolve("a/.0000000000000000002.json.tmp"), "half");
+        Files.writeString(root.resolve("a/.hidden.json"), "x");
+        Files.writeString(root.resolve("a/notes.txt"), "x");
+
+        assertThat(spool.pending(sinkA)).containsExactly(real);
+    }
+
+    @Test
+    @DisplayName("load puts the spooled bytes in the body; delivered deletes the file and lowers the depth")
+    void loadAndDelivered() throws IOException {
+        Spool spool = new Spool(root);
+        SpoolEntry entry = spool.store(sinkA, 3, bytes("{\"hello\":true}"));
+        camel = new DefaultCamelContext();
+        Exchange exchange = new DefaultExchange(camel);
+        exchange.getMessage().setBody(entry);
+
+        spool.load(exchange);
+
+        assertThat(exchange.getMessage().getBody(byte[].class)).isEqualTo(bytes("{\"hello\":true}"));
+        assertThat(exchange.getProperty(Spool.ENTRY_PROPERTY)).isEqualTo(entry);
+
+        spool.delivered(exchange);
+
+        assertThat(entry.file()).doesNotExist();
+        assertThat(spool.depth("a")).isZero();
+        assertThat(spool.pending(sinkA)).isEmpty();
+
+        spool.delivered(exchange);
+        assertThat(spool.depth("a")).as("a second confirmation does not go negative").isZero();
+    }
+
+    @Test
+    @DisplayName("load of a file already gone gives a null body")
+    void loadMissingFile() throws IOException {
+        Spool spool = new Spool(root);
+        camel = new DefaultCamelContext();
+        Exchange exchange = new DefaultExchange(camel);
+        SpoolEntry gone = new SpoolEntry("a", "seda:sink-a", root.resolve("a/0000000000000000009.json"));
+        exchange.getMessage().setBody(gone);
+
+        spool.load(exchange);
+
+        assertThat(exchange.getMessage().getBody()).isNull();
+        assertThat(exchange.getProperty(Spool.ENTRY_PROPERTY)).isEqualTo(gone);
+    }
+}

@@ -1,0 +1,75 @@
+package io.github.scheduledeventsbridge.imds;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ImdsResponseTest {
+
+    private final CamelContext camel = new DefaultCamelContext();
+    private final ImdsResponse response = new ImdsResponse();
+
+    @AfterEach
+    void closeCamel() throws Exception {
+        camel.close();
+    }
+
+    private Exchange answer(Integer status, String retryAfter, String body) {
+        Exchange exchange = new DefaultExchange(camel);
+        if (status != null) {
+            exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+        }
+        if (retryAfter != null) {
+            exchange.getMessage().setHeader("Retry-After", retryAfter);
+        }
+        exchange.getMessage().setBody(body);
+        return exchange;
+    }
+
+    @Test
+    @DisplayName("a 200 with a complete document becomes the document")
+    void okDocument() {
+        ImdsDocument doc = response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_2));
+
+        assertThat(doc).isEqualTo(LiveMigrationSeed.parse(LiveMigrationSeed.INCARNATION_2));
+    }
+
+    @ParameterizedTest(name = "[{index}] HTTP {0}")
+    @ValueSource(ints = {201, 204, 404, 410, 429, 500, 503})
+    @DisplayName("any other status is never a document, even with a valid body")
+    void nonOkStatus(int status) {
+        assertThatThrownBy(() -> response.toDocument(answer(status, "7", LiveMigrationSeed.INCARNATION_4)))
+                .isInstanceOfSatisfying(ImdsStatusException.class, e -> {
+                    assertThat(e.status()).isEqualTo(status);
+                    assertThat(e.retryAfter()).isEqualTo("7");
+                });
+    }
+
+    @Test
+    @DisplayName("no status at all is a failure with status -1")
+    void noStatus() {
+        assertThatThrownBy(() -> response.toDocument(answer(null, null, LiveMigrationSeed.INCARNATION_4)))
+                .isInstanceOfSatisfying(ImdsStatusException.class, e -> assertThat(e.status()).isEqualTo(-1));
+    }
+
+    @Test
+    @DisplayName("a 200 with an empty or truncated body is rejected")
+    void okButBadBody() {
+        assertThatThrownBy(() -> response.toDocument(answer(200, null, "")))
+                .isInstanceOf(InvalidDocumentException.class);
+        assertThatThrownBy(() -> response.toDocument(answer(200, null, null)))
+                .isInstanceOf(InvalidDocumentException.class);
+        String doc = LiveMigrationSeed.INCARNATION_2;
+        assertThatThrownBy(() -> response.toDocument(answer(200, null, doc.substring(0, doc.length() - 3))))
+                .isInstanceOf(InvalidDocumentException.class);
+    }
+}

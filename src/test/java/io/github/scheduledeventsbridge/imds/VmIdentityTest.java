@@ -1,0 +1,80 @@
+package io.github.scheduledeventsbridge.imds;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class VmIdentityTest {
+
+    private final PollBackoffTest.MutableClock clock = new PollBackoffTest.MutableClock(Instant.parse("2026-11-20T10:15:00Z"));
+    private final VmIdentity identity = new VmIdentity(clock);
+
+    private static final String COMPUTE = """
+            {"name": "WestNO_0", "vmId": "5c8f3b7e-4d2a-4b7c-9a1e-0f6d2c3b4a59", "location": "norwaywest",
+             "resourceId": "/subscriptions/0000/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/WestNO_0",
+             "osType": "Linux"}""";
+
+    @Test
+    @DisplayName("unknown until IMDS answered")
+    void unknownAtFirst() {
+        assertThat(identity.isKnown()).isFalse();
+        assertThat(identity.vm()).isNull();
+    }
+
+    @Test
+    @DisplayName("reads the body of /metadata/instance/compute")
+    void computeBody() throws IOException {
+        VmIdentity.Vm vm = identity.update(COMPUTE);
+
+        assertThat(vm).isEqualTo(new VmIdentity.Vm("WestNO_0", "5c8f3b7e-4d2a-4b7c-9a1e-0f6d2c3b4a59",
+                "/subscriptions/0000/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/WestNO_0",
+                "norwaywest"));
+        assertThat(identity.isKnown()).isTrue();
+        assertThat(identity.vm()).isEqualTo(vm);
+        assertThat(identity.shouldFetch()).as("known: never fetched again").isFalse();
+    }
+
+    @Test
+    @DisplayName("reads the body of /metadata/instance, and tolerates missing optional fields")
+    void instanceBody() throws IOException {
+        VmIdentity.Vm vm = identity.update("{\"compute\": {\"name\": \"vmss_3\"}, \"network\": {}}");
+
+        assertThat(vm).isEqualTo(new VmIdentity.Vm("vmss_3", null, null, null));
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @ValueSource(strings = {"{}", "{\"compute\": {}}", "{\"name\": \"\"}", "{\"name\": null}", "[]", "null"})
+    @DisplayName("a body without compute.name is rejected and leaves the identity unknown")
+    void noName(String body) {
+        assertThatThrownBy(() -> identity.update(body)).isInstanceOf(InvalidDocumentException.class);
+        assertThat(identity.isKnown()).isFalse();
+    }
+
+    @Test
+    @DisplayName("an empty or non-JSON body fails and leaves the identity unknown")
+    void notJson() {
+        assertThatThrownBy(() -> identity.update("")).isInstanceOf(RuntimeException.class);
+        assertThatThrownBy(() -> identity.update("<html>")).isInstanceOf(IOException.class);
+        assertThat(identity.isKnown()).isFalse();
+    }
+
+    @Test
+    @DisplayName("while unknown, a fetch is due at once and then every 30 seconds")
+    void retryEvery30Seconds() {
+        assertThat(identity.shouldFetch()).isTrue();
+        identity.attempted();
+        assertThat(identity.shouldFetch()).isFalse();
+        clock.advance(Duration.ofSeconds(29));
+        assertThat(identity.shouldFetch()).isFalse();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(identity.shouldFetch()).isTrue();
+    }
+}

@@ -1,0 +1,131 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.imds.PollBackoff;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Every IMDS fault, over real sockets: while IMDS fails, nothing is emitted and nothing is forgotten;
+ * after it recovers, only real changes are reported.
+ */
+class ImdsFaultsTest {
+
+    private static final String EVENT = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
+    private static final String DOC_SCHEDULED = Docs.document(2,
+            Docs.scheduled(EVENT, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0", "WestNO_1"));
+
+    @TempDir
+    Path state;
+    private ScriptedImds imds;
+    private WebhookReceiver webhook;
+
+    @BeforeEach
+    void peers() throws Exception {
+        imds = new ScriptedImds();
+        webhook = WebhookReceiver.start("faults-secret");
+    }
+
+    @AfterEach
+    void stopPeers() {
+        imds.close();
+        webhook.close();
+    }
+
+    private InProcessAgent agent() throws Exception {
+        return InProcessAgent.builder(state).imds(imds)
+                .with("bridge.imds.timeout", "1000")
+                .with("bridge.imds.max-backoff", "1000")
+                .with("bridge.webhook.urls", webhook.url())
+                .with("bridge.webhook.secret", "faults-secret")
+                .start();
+    }
+
+    @Test
+    void everyFaultChangesNothingAndRecoveryInventsNothing() throws Exception {
+        imds.serve(DOC_SCHEDULED);
+        try (InProcessAgent agent = agent()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            PollBackoff backoff = agent.bean("pollBackoff", PollBackoff.class);
+
+            List<Consumer<ScriptedImds>> faults = List.of(
+                    i -> i.failWith(500, null),
+                    i -> i.failWith(503, null),
+                    i -> i.failWith(429, "1"),
+                    i -> i.failWith(410, null),
+                    i -> i.failWith(404, null),
+                    ScriptedImds::serveTruncated,
+                    ScriptedImds::serveEmpty,
+                    i -> i.hangFor(Duration.ofSeconds(3)));
+            for (Consumer<ScriptedImds> fault : faults) {
+                int faultsBefore = imds.faultsServed();
+                fault.accept(imds);
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.faultsServed() >= faultsBefore + 2);
+                await().atMost(Duration.ofSeconds(20)).until(() -> backoff.consecutiveFailures() >= 2);
+                int served = imds.documentsServed();
+                imds.recover();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 2);
+                assertThat(webhook.delivered()).as("after fault recovery").hasSize(1);
+            }
+
+            assertThat(webhook.transitionsOf(EVENT)).containsExactly("Scheduled");
+            assertThat(imds.requestsWithoutMetadataHeader()).isEmpty();
+
+            imds.serve(Docs.document(3));
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 2);
+            assertThat(webhook.transitionsOf(EVENT)).containsExactly("Scheduled", "Cancelled");
+        }
+    }
+
+    @Test
+    void aHungPollTimesOutAsATimeoutAndIsNotADocument() throws Exception {
+        imds.serve(DOC_SCHEDULED);
+        try (InProcessAgent agent = agent()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            imds.hangFor(Duration.ofSeconds(8));
+            PollBackoff backoff = agent.bean("pollBackoff", PollBackoff.class);
+            await().atMost(Duration.ofSeconds(20)).until(() -> "timeout".equals(backoff.lastFailureKind()));
+            imds.recover();
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 2);
+            assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::transition).containsExactly("Scheduled");
+        }
+    }
+
+    @Test
+    void theFirstCallMayTakeLongerThanTheNormalTimeout() throws Exception {
+        imds.serve(DOC_SCHEDULED);
+        imds.delayFirstAnswer(Duration.ofSeconds(3));
+        try (InProcessAgent agent = agent()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            assertThat(agent.bean("pollBackoff", PollBackoff.class).lastFailureKind())
+                    .as("the slow first answer was accepted, not timed out").isEqualTo("none");
+            assertThat(imds.polls()).as("the first, slow poll was the one that delivered").isGreaterThanOrEqualTo(1);
+        }
+    }
+
+    @Test
+    void anImdsThatFailsFromTheStartReportsNothingUntilItAnswers() throws Exception {
+        imds.failWith(500, null);
+        try (InProcessAgent agent = agent()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.faultsServed() >= 3);
+            assertThat(webhook.requests()).isEmpty();
+            imds.serve(DOC_SCHEDULED);
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            assertThat(webhook.transitionsOf(EVENT)).containsExactly("Scheduled");
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package io.github.scheduledeventsbridge.testing;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/** IMDS documents for tests, in IMDS's own shape. */
+public final class Docs {
+
+    private Docs() {
+    }
+
+    public static String document(long incarnation, String... events) {
+        return "{\"DocumentIncarnation\":" + incarnation + ",\"Events\":[" + String.join(",", events) + "]}";
+    }
+
+    public static String scheduled(String id, String type, String notBefore, String... resources) {
+        return event(id, "Scheduled", type, notBefore, resources);
+    }
+
+    public static String started(String id, String type, String... resources) {
+        return event(id, "Started", type, "", resources);
+    }
+
+    public static String event(String id, String status, String type, String notBefore, String... resources) {
+        String names = Arrays.stream(resources).map(r -> "\"" + r + "\"").collect(Collectors.joining(","));
+        return "{\"EventId\":\"" + id + "\",\"EventStatus\":\"" + status + "\",\"EventType\":\"" + type
+                + "\",\"ResourceType\":\"VirtualMachine\",\"Resources\":[" + names + "],\"NotBefore\":\""
+                + notBefore + "\",\"Description\":\"test event\",\"EventSource\":\"Platform\","
+                + "\"DurationInSeconds\":5}";
+    }
+}

@@ -1,0 +1,60 @@
+package io.github.scheduledeventsbridge.testing;
+
+import io.github.scheduledeventsbridge.BridgeApplication;
+import org.apache.camel.CamelContext;
+import org.apache.camel.main.Main;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The agent exactly as the jar runs it (same Main, routes and defaults), started inside the test JVM. */
+public final class InProcessAgent implements AutoCloseable {
+
+    private final Main main;
+
+    private InProcessAgent(Main main) {
+        this.main = main;
+    }
+
+    public static Builder builder(Path stateDir) {
+        return new Builder().with("bridge.state.dir", stateDir.toString());
+    }
+
+    public CamelContext context() {
+        return main.getCamelContext();
+    }
+
+    public <T> T bean(String name, Class<T> type) {
+        return context().getRegistry().lookupByNameAndType(name, type);
+    }
+
+    @Override
+    public void close() {
+        main.stop();
+    }
+
+    public static final class Builder {
+        private final Map<String, String> properties = new LinkedHashMap<>();
+
+        private Builder() {
+            properties.put("bridge.imds.poll-interval", "200");
+        }
+
+        public Builder with(String key, String value) {
+            properties.put(key, value);
+            return this;
+        }
+
+        public Builder imds(ScriptedImds imds) {
+            return with("bridge.imds.url", imds.url()).with("bridge.imds.instance-url", imds.instanceUrl());
+        }
+
+        public InProcessAgent start() throws Exception {
+            Main main = BridgeApplication.newMain();
+            properties.forEach(main::addOverrideProperty);
+            main.start();
+            return new InProcessAgent(main);
+        }
+    }
+}

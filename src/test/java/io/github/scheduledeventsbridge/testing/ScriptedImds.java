@@ -1,0 +1,183 @@
+package io.github.scheduledeventsbridge.testing;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An IMDS look-alike whose answers a test controls: a document, or a fault (status code, truncated
+ * JSON, empty 200, a hang). It checks the Metadata header like IMDS does and counts what it served.
+ */
+public final class ScriptedImds implements AutoCloseable {
+
+    public enum Mode { DOCUMENT, STATUS, TRUNCATED, EMPTY, HANG }
+
+    private final HttpServer server;
+    private final ExecutorService executor = Executors.newCachedThreadPool();
+    private final CountDownLatch closing = new CountDownLatch(1);
+    private final AtomicInteger polls = new AtomicInteger();
+    private final AtomicInteger documentsServed = new AtomicInteger();
+    private final AtomicInteger faultsServed = new AtomicInteger();
+    private final List<String> missingHeader = Collections.synchronizedList(new ArrayList<>());
+    private volatile String document = Docs.document(1);
+    private volatile Mode mode = Mode.DOCUMENT;
+    private volatile int status = 500;
+    private volatile String retryAfter;
+    private volatile Duration hang = Duration.ZERO;
+    private volatile Duration firstAnswerDelay = Duration.ZERO;
+
+    public ScriptedImds() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(executor);
+        server.createContext("/metadata/scheduledevents", this::scheduledEvents);
+        server.createContext("/metadata/instance/compute", ex -> answer(ex, 200, """
+                {"name":"vm-under-test","vmId":"11111111-2222-3333-4444-555555555555",
+                 "resourceId":"/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm-under-test",
+                 "location":"westeurope"}"""));
+        server.start();
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/metadata/scheduledevents";
+    }
+
+    public String instanceUrl() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/metadata/instance/compute";
+    }
+
+    public void serve(String json) {
+        document = json;
+        mode = Mode.DOCUMENT;
+    }
+
+    public void failWith(int statusCode, String retryAfterHeader) {
+        status = statusCode;
+        retryAfter = retryAfterHeader;
+        mode = Mode.STATUS;
+    }
+
+    public void serveTruncated() {
+        mode = Mode.TRUNCATED;
+    }
+
+    public void serveEmpty() {
+        mode = Mode.EMPTY;
+    }
+
+    public void hangFor(Duration duration) {
+        hang = duration;
+        mode = Mode.HANG;
+    }
+
+    /** The very first poll is answered (with the document) only after this delay, as IMDS may do. */
+    public void delayFirstAnswer(Duration delay) {
+        firstAnswerDelay = delay;
+    }
+
+    public void recover() {
+        mode = Mode.DOCUMENT;
+    }
+
+    public int polls() {
+        return polls.get();
+    }
+
+    public int documentsServed() {
+        return documentsServed.get();
+    }
+
+    public int faultsServed() {
+        return faultsServed.get();
+    }
+
+    public List<String> requestsWithoutMetadataHeader() {
+        return List.copyOf(missingHeader);
+    }
+
+    private void scheduledEvents(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            int number = polls.incrementAndGet();
+            if (!"true".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Metadata"))
+                    || exchange.getRequestURI().getQuery() == null
+                    || !exchange.getRequestURI().getQuery().contains("api-version=")) {
+                missingHeader.add(exchange.getRequestURI().toString());
+                answer(exchange, 400, "{\"error\":\"Bad request\"}");
+                return;
+            }
+            if (number == 1 && !firstAnswerDelay.isZero()) {
+                pause(firstAnswerDelay);
+            }
+            String doc = document;
+            switch (mode) {
+                case DOCUMENT -> {
+                    answer(exchange, 200, doc);
+                    documentsServed.incrementAndGet();
+                }
+                case STATUS -> {
+                    faultsServed.incrementAndGet();
+                    if (retryAfter != null) {
+                        exchange.getResponseHeaders().add("Retry-After", retryAfter);
+                    }
+                    answer(exchange, status, "{\"error\":\"scripted\"}");
+                }
+                case TRUNCATED -> {
+                    faultsServed.incrementAndGet();
+                    answer(exchange, 200, doc.substring(0, doc.length() / 2));
+                }
+                case EMPTY -> {
+                    faultsServed.incrementAndGet();
+                    answer(exchange, 200, "");
+                }
+                case HANG -> {
+                    faultsServed.incrementAndGet();
+                    pause(hang);
+                    answer(exchange, 200, doc);
+                }
+            }
+        }
+    }
+
+    /** A server-side stall (the peer is slow), released early when the test closes the server. */
+    private void pause(Duration duration) {
+        try {
+            closing.await(duration.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void answer(HttpExchange exchange, int code, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/json; charset=utf-8");
+        try {
+            exchange.sendResponseHeaders(code, bytes.length == 0 ? -1 : bytes.length);
+            if (bytes.length > 0) {
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(bytes);
+                }
+            }
+        } catch (IOException clientGone) {
+            // The agent timed out and closed the connection: that is the point of a hang.
+        }
+    }
+
+    @Override
+    public void close() {
+        closing.countDown();
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,134 @@
+package io.github.scheduledeventsbridge.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * A webhook target that records every request and answers with the status the test chooses. Each
+ * request's signature is checked independently of the agent's code.
+ */
+public final class WebhookReceiver implements AutoCloseable {
+
+    public record Request(String contentType, String timestamp, String signature, boolean signatureValid,
+                          String body, JsonNode json, int answer) {
+        public String id() {
+            return json.path("id").asText();
+        }
+
+        public String transition() {
+            return json.path("data").path("transition").asText();
+        }
+
+        public String eventId() {
+            return json.path("data").path("eventId").asText();
+        }
+
+        public boolean delivered() {
+            return answer >= 200 && answer < 300;
+        }
+    }
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private final HttpServer server;
+    private final ExecutorService executor = Executors.newFixedThreadPool(4);
+    private final String secret;
+    private final List<Request> requests = new ArrayList<>();
+    private volatile int answer = 200;
+
+    public WebhookReceiver(String secret) throws IOException {
+        this.secret = secret;
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(executor);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+    }
+
+    /** 200 = up; 503 (or any other) = the target is failing. */
+    public void answerWith(int status) {
+        answer = status;
+    }
+
+    public synchronized List<Request> requests() {
+        return List.copyOf(requests);
+    }
+
+    public synchronized List<Request> delivered() {
+        return requests.stream().filter(Request::delivered).toList();
+    }
+
+    public synchronized List<Request> failedAttempts() {
+        return requests.stream().filter(r -> !r.delivered()).toList();
+    }
+
+    /** Transitions delivered for one event, in arrival order. */
+    public List<String> transitionsOf(String eventId) {
+        return delivered().stream().filter(r -> r.eventId().equalsIgnoreCase(eventId)).map(Request::transition).toList();
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            String timestamp = exchange.getRequestHeaders().getFirst("X-Bridge-Timestamp");
+            String signature = exchange.getRequestHeaders().getFirst("X-Bridge-Signature");
+            int status = answer;
+            JsonNode json;
+            try {
+                json = MAPPER.readTree(body);
+            } catch (IOException e) {
+                json = MAPPER.createObjectNode();
+            }
+            synchronized (this) {
+                requests.add(new Request(exchange.getRequestHeaders().getFirst("Content-Type"), timestamp, signature,
+                        signature != null && signature.equals(expectedSignature(timestamp, body)),
+                        new String(body, StandardCharsets.UTF_8), json, status));
+            }
+            exchange.sendResponseHeaders(status, -1);
+        }
+    }
+
+    private String expectedSignature(String timestamp, byte[] body) {
+        if (secret == null || timestamp == null) {
+            return null;
+        }
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            mac.update((timestamp + ".").getBytes(StandardCharsets.UTF_8));
+            return "sha256=" + HexFormat.of().formatHex(mac.doFinal(body));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+
+    public static WebhookReceiver start(String secret) {
+        try {
+            return new WebhookReceiver(secret);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
