@@ -75,8 +75,8 @@ public class BridgeConfiguration implements CamelConfiguration {
         if (!settings.webhookUrls().isEmpty() && settings.webhookSecret().isEmpty()) {
             LOG.warn("bridge.webhook.secret is empty: webhooks are sent unsigned");
         }
-        LOG.info("Polling {} every {} ms; state in {}", settings.imdsUrl(), settings.pollInterval().toMillis(),
-                settings.stateDir());
+        LOG.info("Polling {} every {} ms (api-version {}), filter {}, state in {}", settings.imdsUrl(),
+                settings.pollInterval().toMillis(), settings.apiVersion(), settings.filterResources(), settings.stateDir());
     }
 
     private static List<Sink> sinks(BridgeSettings settings) {

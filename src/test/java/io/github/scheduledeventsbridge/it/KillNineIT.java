@@ -1,0 +1,166 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.testing.AgentProcess;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The packaged agent killed with SIGKILL at the worst moments. Configured through environment
+ * variables only (BRIDGE_*), which is how the contract says every key can be set.
+ */
+class KillNineIT {
+
+    private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
+
+    @TempDir
+    Path work;
+    private ScriptedImds imds;
+    private WebhookReceiver webhook;
+
+    @BeforeEach
+    void peers() throws IOException {
+        imds = new ScriptedImds();
+        webhook = WebhookReceiver.start("kill-secret");
+    }
+
+    @AfterEach
+    void stop() {
+        imds.close();
+        webhook.close();
+    }
+
+    private AgentProcess agent() throws IOException {
+        return AgentProcess.start("kill-nine", AgentProcess.env(
+                "BRIDGE_IMDS_URL", imds.url(),
+                "BRIDGE_IMDS_INSTANCE_URL", imds.instanceUrl(),
+                "BRIDGE_IMDS_POLL_INTERVAL", "200",
+                "BRIDGE_STATE_DIR", work.resolve("state").toString(),
+                "BRIDGE_WEBHOOK_URLS", webhook.url(),
+                "BRIDGE_WEBHOOK_SECRET", "kill-secret",
+                "BRIDGE_DELIVERY_MAX_BACKOFF", "1000"), Map.of(), work);
+    }
+
+    private long spooled() throws IOException {
+        Path spool = work.resolve("state").resolve("spool");
+        if (!Files.exists(spool)) {
+            return 0;
+        }
+        try (Stream<Path> files = Files.walk(spool)) {
+            return files.filter(f -> f.getFileName().toString().matches("\\d{19}\\.json")).count();
+        }
+    }
+
+    @Test
+    void killedWhileTheWebhookIsDownThenRestartedDeliversEachTransitionOnce() throws Exception {
+        String a = "AAAAAAAA-1111-1111-1111-111111111111";
+        String b = "BBBBBBBB-2222-2222-2222-222222222222";
+        webhook.answerWith(503);
+        imds.serve(Docs.document(2, Docs.scheduled(a, "Reboot", NOT_BEFORE, "vm-1"),
+                Docs.scheduled(b, "Freeze", NOT_BEFORE, "vm-1")));
+
+        AgentProcess first = agent();
+        await().atMost(Duration.ofSeconds(60)).until(() -> spooled() == 2 && !webhook.failedAttempts().isEmpty());
+        first.kill9();
+
+        // While it is dead: A starts, B is withdrawn. The webhook comes back.
+        imds.serve(Docs.document(3, Docs.started(a, "Reboot", "vm-1")));
+        webhook.answerWith(200);
+
+        try (AgentProcess second = agent()) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 4);
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            await().atMost(Duration.ofSeconds(20)).until(() -> spooled() == 0);
+        }
+        assertThat(webhook.delivered()).hasSize(4);
+        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::id).doesNotHaveDuplicates();
+        assertThat(webhook.transitionsOf(a)).containsExactly("Scheduled", "Started");
+        assertThat(webhook.transitionsOf(b)).containsExactly("Scheduled", "Cancelled");
+        assertThat(webhook.delivered()).allMatch(WebhookReceiver.Request::signatureValid);
+    }
+
+    @Test
+    void killedAtRandomPointsInManyCyclesLosesNothing() throws Exception {
+        Random random = new Random(42);
+        Map<String, String> status = new HashMap<>();   // what IMDS currently lists
+        Set<String> expected = new TreeSet<>();          // eventId/transition pairs that must arrive
+        long incarnation = 1;
+        int cycles = 8;
+        for (int cycle = 0; cycle < cycles; cycle++) {
+            // One change per cycle: a new event, a start, a completion or a cancellation.
+            String id = String.format("EEEEEEEE-0000-0000-0000-%012d", cycle);
+            status.put(id, "Scheduled");
+            expected.add(id + "/Scheduled");
+            for (Map.Entry<String, String> e : new HashMap<>(status).entrySet()) {
+                if (e.getKey().equals(id)) {
+                    continue;
+                }
+                if (e.getValue().equals("Scheduled")) {
+                    boolean cancel = random.nextBoolean();
+                    if (cancel) {
+                        status.remove(e.getKey());
+                        expected.add(e.getKey() + "/Cancelled");
+                    } else {
+                        status.put(e.getKey(), "Started");
+                        expected.add(e.getKey() + "/Started");
+                    }
+                } else {
+                    status.remove(e.getKey());
+                    expected.add(e.getKey() + "/Completed");
+                }
+            }
+            imds.serve(document(++incarnation, status));
+            try (AgentProcess agent = agent()) {
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() > served);
+                // Die somewhere between detection, spooling and delivery.
+                await().pollDelay(Duration.ofMillis(random.nextInt(400))).until(() -> true);
+                agent.kill9();
+            }
+        }
+        try (AgentProcess last = agent()) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> delivered().containsAll(expected));
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            await().atMost(Duration.ofSeconds(20)).until(() -> spooled() == 0);
+        }
+        assertThat(delivered()).as("nothing lost, nothing invented").isEqualTo(expected);
+        // At-least-once: a kill between the 2xx and the spool deletion may repeat a message, never with a new id.
+        Map<String, Set<String>> idsPerTransition = webhook.delivered().stream().collect(Collectors.groupingBy(
+                r -> r.eventId() + "/" + r.transition(), Collectors.mapping(WebhookReceiver.Request::id, Collectors.toSet())));
+        assertThat(idsPerTransition.values()).allMatch(ids -> ids.size() == 1);
+    }
+
+    private Set<String> delivered() {
+        return webhook.delivered().stream().map(r -> r.eventId() + "/" + r.transition())
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private static String document(long incarnation, Map<String, String> status) {
+        List<String> events = status.entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .map(e -> e.getValue().equals("Started") ? Docs.started(e.getKey(), "Reboot", "vm-1")
+                        : Docs.scheduled(e.getKey(), "Reboot", NOT_BEFORE, "vm-1")).toList();
+        return Docs.document(incarnation, events.toArray(String[]::new));
+    }
+}

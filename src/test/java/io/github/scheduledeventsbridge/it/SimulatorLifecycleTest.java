@@ -1,0 +1,99 @@
+package io.github.scheduledeventsbridge.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Full life cycles from the built-in simulator to a real webhook, as the quick start runs them. */
+class SimulatorLifecycleTest {
+
+    private static final String SECRET = "lifecycle-secret";
+
+    @TempDir
+    Path state;
+    private final WebhookReceiver webhook = WebhookReceiver.start(SECRET);
+
+    @AfterEach
+    void stop() {
+        webhook.close();
+    }
+
+    private InProcessAgent agent(String scenarios, String filter) throws Exception {
+        return InProcessAgent.builder(state)
+                .with("bridge.simulator.enabled", "true")
+                .with("bridge.simulator.speed", "150")
+                .with("bridge.simulator.scenarios", scenarios)
+                .with("bridge.simulator.loop", "false")
+                .with("bridge.filter.resources", filter)
+                .with("bridge.webhook.urls", webhook.url())
+                .with("bridge.webhook.secret", SECRET)
+                .start();
+    }
+
+    @Test
+    void freezeHardwareFailureAndCancellationArriveSignedInOrder() throws Exception {
+        try (InProcessAgent agent = agent("freeze,hardware-failure,cancelled", "all")) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 7);
+        }
+        Map<String, List<String>> byEvent = new LinkedHashMap<>();
+        Map<String, String> typeOf = new LinkedHashMap<>();
+        for (WebhookReceiver.Request r : webhook.delivered()) {
+            byEvent.computeIfAbsent(r.eventId(), k -> new java.util.ArrayList<>()).add(r.transition());
+            typeOf.put(r.eventId(), r.json().path("data").path("eventType").asText());
+        }
+        assertThat(byEvent.values()).containsExactly(
+                List.of("Scheduled", "Started", "Completed"),   // live-migration Freeze
+                List.of("Started", "Completed"),                // hardware failure skips Scheduled
+                List.of("Scheduled", "Cancelled"));             // withdrawn before it started
+        assertThat(typeOf.values()).containsExactly("Freeze", "Reboot", "Reboot");
+
+        List<WebhookReceiver.Request> delivered = webhook.delivered();
+        assertThat(delivered).hasSize(7);
+        assertThat(delivered).extracting(WebhookReceiver.Request::id).doesNotHaveDuplicates();
+        for (WebhookReceiver.Request r : delivered) {
+            assertThat(r.signatureValid()).as("signature of %s", r.id()).isTrue();
+            assertThat(r.contentType()).isEqualTo("application/cloudevents+json");
+            assertThat(Math.abs(Long.parseLong(r.timestamp()) - Instant.now().getEpochSecond())).isLessThan(120);
+            JsonNode ce = r.json();
+            assertThat(ce.path("specversion").asText()).isEqualTo("1.0");
+            assertThat(ce.path("type").asText()).isEqualTo("io.github.scheduledeventsbridge.transition." + r.transition());
+            assertThat(ce.path("subject").asText()).isEqualTo(r.eventId());
+            assertThat(ce.path("datacontenttype").asText()).isEqualTo("application/json");
+            assertThat(ce.path("source").asText()).endsWith("/virtualMachines/sim-vm-0");
+            assertThat(ce.path("data").path("vm").path("name").asText()).isEqualTo("sim-vm-0");
+            assertThat(ce.path("data").path("documentIncarnation").asLong()).isGreaterThan(1);
+        }
+        JsonNode scheduledFreeze = delivered.get(0).json().path("data");
+        assertThat(scheduledFreeze.path("notBefore").asText()).matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
+        assertThat(scheduledFreeze.path("previousStatus").isNull()).isTrue();
+        assertThat(scheduledFreeze.path("resources").toString()).isEqualTo("[\"sim-vm-0\",\"sim-vm-1\"]");
+        JsonNode started = delivered.get(1).json().path("data");
+        assertThat(started.path("notBefore").isNull()).as("NotBefore is empty once Started").isTrue();
+        assertThat(started.path("previousStatus").asText()).isEqualTo("Scheduled");
+    }
+
+    @Test
+    void ownFilterKeepsOnlyEventsNamingThisVm() throws Exception {
+        try (InProcessAgent agent = agent("other-vm,hardware-failure", "own")) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().stream()
+                    .anyMatch(r -> r.transition().equals("Completed")));
+        }
+        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::transition)
+                .containsExactly("Started", "Completed");
+        assertThat(webhook.delivered()).allSatisfy(r ->
+                assertThat(r.json().path("data").path("resources").toString()).contains("sim-vm-0"));
+    }
+}

@@ -1,0 +1,153 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Webhook delivery under outages, isolation between targets, volume, and restarts. */
+class WebhookDeliveryTest {
+
+    @TempDir
+    Path state;
+    private ScriptedImds imds;
+
+    @BeforeEach
+    void imds() throws Exception {
+        imds = new ScriptedImds();
+    }
+
+    @AfterEach
+    void close() {
+        imds.close();
+    }
+
+    private static String id(int i) {
+        return String.format("00000000-0000-0000-0000-%012d", i);
+    }
+
+    private static String[] events(int count, boolean started) {
+        return IntStream.range(0, count).mapToObj(i -> started
+                ? Docs.started(id(i), "Reboot", "vm-" + i)
+                : Docs.scheduled(id(i), "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-" + i)).toArray(String[]::new);
+    }
+
+    private InProcessAgent.Builder agent(String... urls) {
+        return InProcessAgent.builder(state).imds(imds)
+                .with("bridge.webhook.urls", String.join(",", urls))
+                .with("bridge.webhook.secret", "s");
+    }
+
+    @Test
+    void fortyTransitionsDuringAnOutageAreAllDeliveredAfterItWithStableIds() throws Exception {
+        try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            webhook.answerWith(503);
+            imds.serve(Docs.document(2, events(20, false)));
+            try (InProcessAgent agent = agent(webhook.url()).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.failedAttempts().size() >= 2);
+                imds.serve(Docs.document(3, events(20, true)));
+                Spool spool = agent.bean("spool", Spool.class);
+                await().atMost(Duration.ofSeconds(20)).until(() -> spool.depths().values().stream()
+                        .mapToLong(java.util.concurrent.atomic.AtomicLong::get).sum() == 40);
+                assertThat(webhook.delivered()).isEmpty();
+
+                webhook.answerWith(200);
+                await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() == 40);
+
+                List<WebhookReceiver.Request> delivered = webhook.delivered();
+                assertThat(delivered).extracting(WebhookReceiver.Request::id).doesNotHaveDuplicates();
+                for (int i = 0; i < 20; i++) {
+                    assertThat(webhook.transitionsOf(id(i))).containsExactly("Scheduled", "Started");
+                }
+                Set<String> deliveredIds = delivered.stream().map(WebhookReceiver.Request::id).collect(Collectors.toSet());
+                assertThat(webhook.failedAttempts()).extracting(WebhookReceiver.Request::id)
+                        .as("every retry carried an id that was finally delivered").allMatch(deliveredIds::contains);
+                assertThat(webhook.failedAttempts().get(0).id()).isEqualTo(delivered.get(0).id());
+                await().atMost(Duration.ofSeconds(5)).until(() -> spool.depths().values().stream()
+                        .mapToLong(java.util.concurrent.atomic.AtomicLong::get).sum() == 0);
+            }
+        }
+    }
+
+    @Test
+    void aFailingAndAnUnreachableTargetNeverDelayAHealthyOne() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        try (WebhookReceiver failing = WebhookReceiver.start("s"); WebhookReceiver healthy = WebhookReceiver.start("s")) {
+            failing.answerWith(500);
+            imds.serve(Docs.document(2, events(3, false)));
+            try (InProcessAgent agent = agent(failing.url(), "http://127.0.0.1:" + closedPort + "/down", healthy.url()).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> healthy.delivered().size() == 3);
+                imds.serve(Docs.document(3, events(3, true)));
+                await().atMost(Duration.ofSeconds(20)).until(() -> healthy.delivered().size() == 6);
+                assertThat(failing.delivered()).isEmpty();
+                assertThat(failing.failedAttempts()).isNotEmpty();
+                assertThat(failing.failedAttempts()).extracting(WebhookReceiver.Request::transition)
+                        .as("the failing target keeps retrying its first message, in order").containsOnly("Scheduled");
+
+                failing.answerWith(200);
+                await().atMost(Duration.ofSeconds(30)).until(() -> failing.delivered().size() == 6);
+                assertThat(failing.delivered()).extracting(WebhookReceiver.Request::id)
+                        .containsExactlyElementsOf(healthy.delivered().stream().map(WebhookReceiver.Request::id).toList());
+            }
+        }
+    }
+
+    @Test
+    void aThousandEventDocumentIsDeliveredCompletely() throws Exception {
+        try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(2, events(1000, false)));
+            try (InProcessAgent agent = agent(webhook.url()).start()) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 1000);
+                assertThat(webhook.delivered()).hasSize(1000);
+                assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId)
+                        .doesNotHaveDuplicates()
+                        .allMatch(id -> id.startsWith("00000000-0000-0000-0000-"));
+            }
+        }
+    }
+
+    @Test
+    void aRestartRepeatsNothingAndReportsWhatChangedWhileDown() throws Exception {
+        String a = "AAAAAAAA-0000-0000-0000-000000000001";
+        String b = "BBBBBBBB-0000-0000-0000-000000000002";
+        String c = "CCCCCCCC-0000-0000-0000-000000000003";
+        try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(2,
+                    Docs.scheduled(a, "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-a"),
+                    Docs.scheduled(b, "Redeploy", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-a")));
+            try (InProcessAgent first = agent(webhook.url()).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 2);
+            }
+            // While the agent is down: A starts, B is withdrawn, C (hardware failure) appears started.
+            imds.serve(Docs.document(5, Docs.started(a, "Reboot", "vm-a"), Docs.started(c, "Reboot", "vm-a")));
+            try (InProcessAgent second = agent(webhook.url()).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() >= 5);
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+            }
+            assertThat(webhook.delivered()).hasSize(5);
+            assertThat(webhook.transitionsOf(a)).containsExactly("Scheduled", "Started");
+            assertThat(webhook.transitionsOf(b)).containsExactly("Scheduled", "Cancelled");
+            assertThat(webhook.transitionsOf(c)).containsExactly("Started");
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.github.scheduledeventsbridge.testing;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The packaged agent (target/scheduled-events-bridge.jar) as a real process that can be killed with -9. */
+public final class AgentProcess implements AutoCloseable {
+
+    private static final AtomicInteger RUNS = new AtomicInteger();
+
+    private final Process process;
+    private final Path log;
+
+    private AgentProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    public static Path jar() {
+        return Path.of(System.getProperty("bridge.jar", "target/scheduled-events-bridge.jar"));
+    }
+
+    /** Starts the jar; {@code env} entries are environment variables, {@code sysProps} become -D flags. */
+    public static AgentProcess start(String name, Map<String, String> env, Map<String, String> sysProps,
+                                     Path workDir) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m"));
+        sysProps.forEach((k, v) -> command.add("-D" + k + "=" + v));
+        command.add("-jar");
+        command.add(jar().toAbsolutePath().toString());
+        Path logs = Path.of("target", "it-logs");
+        Files.createDirectories(logs);
+        Path log = logs.resolve(name + "-" + RUNS.incrementAndGet() + ".log").toAbsolutePath();
+        ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        return new AgentProcess(builder.start(), log);
+    }
+
+    public static Map<String, String> env(String... keyValues) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            map.put(keyValues[i], keyValues[i + 1]);
+        }
+        return map;
+    }
+
+    /** SIGKILL: no shutdown hook, no flush, exactly like kill -9. */
+    public void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    public int waitForExit(long seconds) throws InterruptedException {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("agent did not exit within " + seconds + " s; log: " + log);
+        }
+        return process.exitValue();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public String output() throws IOException {
+        return Files.readString(log, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                kill9();
+            }
+        }
+    }
+}
