@@ -4,9 +4,10 @@ import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import org.apache.camel.main.Main;
 
 /**
- * Entry point: Camel Main with the packaged defaults, then {@code config/application.properties} in the
- * working directory, then the file named by {@code bridge.config} / {@code BRIDGE_CONFIG}; environment
- * variables and -D system properties override them all.
+ * Entry point: Camel Main reading the file named by {@code bridge.config} / {@code BRIDGE_CONFIG}, then
+ * {@code config/application.properties} in the working directory, then the defaults packaged in the jar
+ * (the first that sets a key wins); environment variables override the files, and -D system properties
+ * override everything.
  */
 public final class BridgeApplication {
 
@@ -35,13 +36,17 @@ public final class BridgeApplication {
         Main main = new Main();
         main.configure().addConfiguration(BridgeConfiguration.class);
         main.setPropertyPlaceholderLocations(locations());
+        // Camel consults environment variables before system properties; an explicit -D must win.
+        System.getProperties().stringPropertyNames().stream().filter(key -> key.startsWith("bridge."))
+                .forEach(key -> main.addOverrideProperty(key, System.getProperty(key)));
         return main;
     }
 
+    /** Camel lets the first location that defines a key win, so the most specific file comes first. */
     static String locations() {
         String extra = System.getProperty("bridge.config", System.getenv("BRIDGE_CONFIG"));
-        return "classpath:application.properties;optional=true,file:config/application.properties;optional=true"
-                + (extra == null || extra.isBlank() ? "" : ",file:" + extra);
+        return (extra == null || extra.isBlank() ? "" : "file:" + extra + ",")
+                + "file:config/application.properties;optional=true,classpath:application.properties;optional=true";
     }
 
     private static BadConfigurationException find(Throwable t) {

@@ -5,7 +5,13 @@ import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.Dispatcher;
 import io.github.scheduledeventsbridge.delivery.HttpAnswer;
 import io.github.scheduledeventsbridge.delivery.Sink;
+import io.github.scheduledeventsbridge.delivery.SinkFilter;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
+import io.github.scheduledeventsbridge.delivery.WebhookFormats;
+import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
+import io.github.scheduledeventsbridge.delivery.email.EmailSink;
+import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
+import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
@@ -58,7 +64,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         TransitionJournal journal = new TransitionJournal(settings.stateDir(), new TransitionDetector(),
                 new CloudEventFactory(clock, identity), resourceFilter, clock);
         Spool spool = new Spool(settings.stateDir().resolve("spool"));
-        SinkRegistry sinks = new SinkRegistry(sinks(settings));
+        SinkRegistry sinks = new SinkRegistry(sinks(settings, identity));
 
         registry.bind("vmIdentity", identity);
         registry.bind("journal", journal);
@@ -69,25 +75,39 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("imdsResponse", new ImdsResponse());
         registry.bind("webhookSigner", new WebhookSigner(settings.webhookSecret(), clock));
         registry.bind("httpAnswer", new HttpAnswer());
+        registry.bind("webhookFormats", new WebhookFormats());
+        registry.bind("emailComposer", new EmailComposer());
+        registry.bind("eventHubsBatch", new EventHubsBatch());
 
         context.addStartupListener(new StartupRecovery());
 
-        if (!settings.webhookUrls().isEmpty() && settings.webhookSecret().isEmpty()) {
+        if (!settings.webhookTargets().isEmpty() && settings.webhookSecret().isEmpty()) {
             LOG.warn("bridge.webhook.secret is empty: webhooks are sent unsigned");
         }
         LOG.info("Polling {} every {} ms (api-version {}), filter {}, state in {}", settings.imdsUrl(),
                 settings.pollInterval().toMillis(), settings.apiVersion(), settings.filterResources(), settings.stateDir());
     }
 
-    private static List<Sink> sinks(BridgeSettings settings) {
+    private static List<Sink> sinks(BridgeSettings settings, VmIdentity identity) {
         List<Sink> sinks = new ArrayList<>();
-        for (URI url : settings.webhookUrls()) {
+        SinkFilter webhookFilter = filter(settings.webhookFilter(), identity);
+        for (BridgeSettings.WebhookTarget target : settings.webhookTargets()) {
+            URI url = target.url();
             String endpoint = url + (url.getRawQuery() == null ? "?" : "&") + "throwExceptionOnFailure=false";
-            sinks.add(new Sink("webhook-" + shortHash(url.toString()),
-                    "webhook " + BridgeSettings.redact(url.toString()),
-                    "webhook-sink", Map.of("url", endpoint), event -> true));
+            sinks.add(new Sink("webhook-" + shortHash(url.toString()), "webhook " + target + ", " + webhookFilter,
+                    "webhook-sink", Map.of("url", endpoint, "format", target.format().name()), webhookFilter));
+        }
+        if (settings.eventHubs().enabled()) {
+            sinks.add(EventHubsSink.create(settings.eventHubs(), filter(settings.eventHubs().filter(), identity)));
+        }
+        if (settings.email().enabled()) {
+            sinks.add(EmailSink.create(settings.email(), filter(settings.email().filter(), identity)));
         }
         return sinks;
+    }
+
+    private static SinkFilter filter(BridgeSettings.FilterSettings f, VmIdentity identity) {
+        return new SinkFilter(f.transitions(), f.eventTypes(), f.ownOnly(), identity);
     }
 
     /** A stable directory name per target: the spool of a target survives restarts, its URL stays out of paths. */

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -25,8 +26,11 @@ public record BridgeSettings(
         String instanceApiVersion,
         Path stateDir,
         String filterResources,
-        List<URI> webhookUrls,
+        List<WebhookTarget> webhookTargets,
         String webhookSecret,
+        FilterSettings webhookFilter,
+        EventHubsSettings eventHubs,
+        EmailSettings email,
         Duration deliveryInitialBackoff,
         Duration deliveryMaxBackoff,
         boolean simulatorEnabled,
@@ -37,6 +41,81 @@ public record BridgeSettings(
 
     /** IMDS allows 5 requests per second. */
     public static final long MIN_POLL_INTERVAL_MS = 200;
+
+    public static final Set<String> TRANSITIONS =
+            Set.of("Scheduled", "Started", "Rescheduled", "Completed", "Cancelled", "Approved");
+    public static final Set<String> EVENT_TYPES = Set.of("Freeze", "Reboot", "Redeploy", "Preempt", "Terminate");
+
+    /** How a webhook target wants its messages: CloudEvents (default), or a chat tool's own format. */
+    public enum WebhookFormat { CLOUDEVENTS, SLACK, TEAMS }
+
+    public record WebhookTarget(URI url, WebhookFormat format) {
+        @Override
+        public String toString() {
+            return format.name().toLowerCase(Locale.ROOT) + " " + redact(url.toString());
+        }
+    }
+
+    /** Per-sink filter: empty sets mean "all". */
+    public record FilterSettings(Set<String> transitions, Set<String> eventTypes, boolean ownOnly) {
+    }
+
+    /** Event Hubs by connection string, or by the VM's managed identity (namespace + hub name). */
+    public record EventHubsSettings(String connectionString, String namespace, String hubName, FilterSettings filter) {
+        public boolean enabled() {
+            return !connectionString.isEmpty() || !namespace.isEmpty();
+        }
+
+        public boolean managedIdentity() {
+            return connectionString.isEmpty() && !namespace.isEmpty();
+        }
+
+        @Override
+        public String toString() {
+            return managedIdentity() ? "Event Hubs " + namespace + "/" + hubName + " (managed identity)"
+                    : enabled() ? "Event Hubs " + EventHubsSettings.endpointOf(connectionString) + " (connection string)"
+                    : "Event Hubs disabled";
+        }
+
+        /** The namespace host and hub of a connection string, never its key. */
+        public static String endpointOf(String connectionString) {
+            String endpoint = "?";
+            String entity = "?";
+            for (String part : connectionString.split(";")) {
+                String[] kv = part.split("=", 2);
+                if (kv.length == 2 && kv[0].trim().equalsIgnoreCase("Endpoint")) {
+                    endpoint = kv[1].trim();
+                } else if (kv.length == 2 && kv[0].trim().equalsIgnoreCase("EntityPath")) {
+                    entity = kv[1].trim();
+                }
+            }
+            return endpoint + "/" + entity;
+        }
+    }
+
+    public record EmailSettings(String host, int port, String username, String password, String from,
+                                List<String> to, boolean starttls, FilterSettings filter) {
+        public boolean enabled() {
+            return !host.isEmpty();
+        }
+
+        @Override
+        public String toString() {
+            return enabled() ? "SMTP " + host + ":" + port + (starttls ? " (STARTTLS)" : "") + " to " + to
+                    : "email disabled";
+        }
+    }
+
+    @Override
+    public String toString() {
+        // Records print every component; this one holds secrets.
+        return "BridgeSettings[imds " + imdsUrl + ", every " + pollInterval.toMillis() + " ms, state " + stateDir
+                + ", webhooks " + webhookTargets + ", " + eventHubs + ", " + email + "]";
+    }
+
+    public List<URI> webhookUrls() {
+        return webhookTargets.stream().map(WebhookTarget::url).toList();
+    }
 
     public static BridgeSettings read(Function<String, String> properties) {
         Reader r = new Reader(properties);
@@ -60,8 +139,11 @@ public record BridgeSettings(
                 r.nonBlank("bridge.imds.instance-api-version", "2021-02-01"),
                 r.writableDirectory("bridge.state.dir", "./data"),
                 filter,
-                r.httpUrls("bridge.webhook.urls"),
+                r.webhookTargets("bridge.webhook.urls"),
                 r.string("bridge.webhook.secret", ""),
+                r.filter("bridge.webhook.filter", "", ""),
+                eventHubs(r),
+                email(r),
                 r.millis("bridge.delivery.initial-backoff", 500),
                 r.millis("bridge.delivery.max-backoff", 5_000),
                 r.bool("bridge.simulator.enabled", false),
@@ -70,6 +152,55 @@ public record BridgeSettings(
                 r.list("bridge.simulator.scenarios"),
                 r.bool("bridge.simulator.loop", true));
     }
+
+    private static EventHubsSettings eventHubs(Reader r) {
+        String connectionString = r.string("bridge.eventhubs.connection-string", "");
+        String namespace = r.string("bridge.eventhubs.namespace", "");
+        String hub = r.string("bridge.eventhubs.name", "");
+        if (!connectionString.isEmpty()) {
+            if (!namespace.isEmpty()) {
+                throw new BadConfigurationException("bridge.eventhubs.namespace",
+                        "set either a connection string or a namespace (managed identity), not both");
+            }
+            String lower = connectionString.toLowerCase(Locale.ROOT);
+            if (!lower.contains("endpoint=") || !lower.contains("entitypath=")) {
+                throw new BadConfigurationException("bridge.eventhubs.connection-string",
+                        "must contain Endpoint=… and EntityPath=… (the hub)");
+            }
+        } else if (!namespace.isEmpty() && hub.isEmpty()) {
+            throw new BadConfigurationException("bridge.eventhubs.name",
+                    "is required with bridge.eventhubs.namespace (managed identity)");
+        }
+        return new EventHubsSettings(connectionString, namespace, hub, r.filter("bridge.eventhubs.filter", "", ""));
+    }
+
+    /** By default, mail only what wakes a person: impactful events being scheduled or starting. */
+    static final String EMAIL_DEFAULT_TRANSITIONS = "Scheduled,Started";
+    static final String EMAIL_DEFAULT_EVENT_TYPES = "Reboot,Redeploy,Preempt,Terminate";
+
+    private static EmailSettings email(Reader r) {
+        String host = r.string("bridge.email.host", "");
+        int port = r.port("bridge.email.port", 587);
+        String from = r.string("bridge.email.from", "");
+        List<String> to = r.list("bridge.email.to");
+        if (!host.isEmpty()) {
+            if (!EMAIL.matcher(from).matches()) {
+                throw new BadConfigurationException("bridge.email.from",
+                        from.isEmpty() ? "is required when bridge.email.host is set" : "'" + from + "' is not an email address");
+            }
+            if (to.isEmpty()) {
+                throw new BadConfigurationException("bridge.email.to", "is required when bridge.email.host is set");
+            }
+            to.stream().filter(a -> !EMAIL.matcher(a).matches()).findFirst().ifPresent(a -> {
+                throw new BadConfigurationException("bridge.email.to", "'" + a + "' is not an email address");
+            });
+        }
+        return new EmailSettings(host, port, r.string("bridge.email.username", ""), r.string("bridge.email.password", ""),
+                from, to, r.bool("bridge.email.starttls", true),
+                r.filter("bridge.email.filter", EMAIL_DEFAULT_TRANSITIONS, EMAIL_DEFAULT_EVENT_TYPES));
+    }
+
+    private static final java.util.regex.Pattern EMAIL = java.util.regex.Pattern.compile("[^@\\s,<>]+@[^@\\s,<>]+\\.[^@\\s,<>]+");
 
     /** Typed reads that fail with the key's name and the offending value. */
     private record Reader(Function<String, String> properties) {
@@ -138,10 +269,56 @@ public record BridgeSettings(
             return parseHttpUrl(key, string(key, fallback));
         }
 
-        List<URI> httpUrls(String key) {
+        /** {@code [slack:|teams:|cloudevents:]https://…}; Slack and Teams URLs are also recognised by host. */
+        List<WebhookTarget> webhookTargets(String key) {
             return Arrays.stream(string(key, "").split(","))
                     .map(String::trim).filter(s -> !s.isEmpty())
-                    .map(s -> parseHttpUrl(key, s)).distinct().toList();
+                    .map(s -> webhookTarget(key, s)).distinct().toList();
+        }
+
+        private static WebhookTarget webhookTarget(String key, String value) {
+            for (WebhookFormat format : WebhookFormat.values()) {
+                String prefix = format.name().toLowerCase(Locale.ROOT) + ":";
+                if (value.toLowerCase(Locale.ROOT).startsWith(prefix)) {
+                    return new WebhookTarget(parseHttpUrl(key, value.substring(prefix.length())), format);
+                }
+            }
+            URI url = parseHttpUrl(key, value);
+            String host = url.getHost().toLowerCase(Locale.ROOT);
+            if (host.equals("hooks.slack.com")) {
+                return new WebhookTarget(url, WebhookFormat.SLACK);
+            }
+            if (host.endsWith(".webhook.office.com") || host.equals("outlook.office.com")
+                    || host.endsWith(".logic.azure.com")) {
+                return new WebhookTarget(url, WebhookFormat.TEAMS);
+            }
+            return new WebhookTarget(url, WebhookFormat.CLOUDEVENTS);
+        }
+
+        /** {@code <prefix>.transitions}, {@code .event-types} (comma lists, checked) and {@code .resources}. */
+        FilterSettings filter(String prefix, String defaultTransitions, String defaultEventTypes) {
+            Set<String> transitions = names(prefix + ".transitions", defaultTransitions, TRANSITIONS);
+            Set<String> eventTypes = names(prefix + ".event-types", defaultEventTypes, EVENT_TYPES);
+            String resources = string(prefix + ".resources", "all").toLowerCase(Locale.ROOT);
+            if (!resources.equals("all") && !resources.equals("own")) {
+                throw new BadConfigurationException(prefix + ".resources", "'" + resources + "' is neither 'all' nor 'own'");
+            }
+            return new FilterSettings(transitions, eventTypes, resources.equals("own"));
+        }
+
+        private Set<String> names(String key, String fallback, Set<String> known) {
+            Set<String> result = new java.util.LinkedHashSet<>();
+            for (String value : Arrays.stream(string(key, fallback).split(",")).map(String::trim)
+                    .filter(v -> !v.isEmpty()).toList()) {
+                if (value.equals("*") || value.equalsIgnoreCase("all")) {
+                    return Set.of();
+                }
+                String match = known.stream().filter(k -> k.equalsIgnoreCase(value)).findFirst()
+                        .orElseThrow(() -> new BadConfigurationException(key,
+                                "'" + value + "' is not one of " + new java.util.TreeSet<>(known)));
+                result.add(match);
+            }
+            return Set.copyOf(result);
         }
 
         List<String> list(String key) {

@@ -1,13 +1,18 @@
 package io.github.scheduledeventsbridge.delivery;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Copies each recorded transition into the spool of every sink whose filter accepts it. */
+/**
+ * Copies each recorded transition into the spool of every sink whose filter accepts it: one file per
+ * transition, or for a batched sink one file per dispatch (named after its first transition, so the
+ * same outbox always lands in the same file).
+ */
 public final class Dispatcher {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -23,8 +28,16 @@ public final class Dispatcher {
     public List<SpoolEntry> spool(List<OutboundEvent> events) throws IOException {
         List<SpoolEntry> entries = new ArrayList<>();
         for (Sink sink : registry.sinks()) {
-            for (OutboundEvent event : events) {
-                if (sink.filter().test(event)) {
+            List<OutboundEvent> accepted = events.stream().filter(sink.filter()).toList();
+            if (accepted.isEmpty()) {
+                continue;
+            }
+            if (sink.batched()) {
+                ArrayNode batch = MAPPER.createArrayNode();
+                accepted.forEach(e -> batch.add(e.cloudEvent()));
+                entries.add(spool.store(sink, accepted.get(0).seq(), MAPPER.writeValueAsBytes(batch)));
+            } else {
+                for (OutboundEvent event : accepted) {
                     entries.add(spool.store(sink, event.seq(), MAPPER.writeValueAsBytes(event.cloudEvent())));
                 }
             }

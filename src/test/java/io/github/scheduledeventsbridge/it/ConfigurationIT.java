@@ -49,6 +49,26 @@ class ConfigurationIT {
     }
 
     @Test
+    void systemPropertiesBeatEnvironmentVariablesWhichBeatTheConfigFile() throws Exception {
+        Path file = work.resolve("bridge.properties");
+        java.nio.file.Files.writeString(file, "bridge.imds.poll-interval=100\nbridge.filter.resources=bogus\n");
+        Map<String, String> env = AgentProcess.env("BRIDGE_IMDS_POLL_INTERVAL", "300",
+                "BRIDGE_FILTER_RESOURCES", "own", "BRIDGE_STATE_DIR", work.resolve("s").toString());
+        // The file's two bad values are overridden by valid environment variables: the agent runs.
+        try (AgentProcess agent = AgentProcess.start("precedence-ok", env,
+                Map.of("bridge.config", file.toString(), "bridge.simulator.enabled", "true"), work)) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> agent.output().contains("every 300 ms"));
+            assertThat(agent.output()).contains("filter own").doesNotContain("Bad configuration");
+        }
+        // A bad -D value wins over the valid environment variable.
+        try (AgentProcess agent = AgentProcess.start("precedence-bad", env,
+                Map.of("bridge.config", file.toString(), "bridge.imds.poll-interval", "150"), work)) {
+            assertThat(agent.waitForExit(60)).isEqualTo(2);
+            assertThat(agent.output()).contains("Bad configuration: bridge.imds.poll-interval: 150 is below");
+        }
+    }
+
+    @Test
     void secretsNeverReachTheLogEvenWhileDeliveriesFail() throws Exception {
         try (ScriptedImds imds = new ScriptedImds(); ServerSocket closed = new ServerSocket(0)) {
             imds.serve(Docs.document(2, Docs.scheduled("DDDDDDDD-0000-0000-0000-000000000001", "Reboot", "", "vm")));

@@ -25,7 +25,7 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     public static Path jar() {
-        return Path.of(System.getProperty("bridge.jar", "target/scheduled-events-bridge.jar"));
+        return Path.of(System.getProperty("seb.test.jar", "target/scheduled-events-bridge.jar"));
     }
 
     /** Starts the jar; {@code env} entries are environment variables, {@code sysProps} become -D flags. */
