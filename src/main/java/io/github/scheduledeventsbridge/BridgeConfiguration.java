@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge;
 
+import io.github.scheduledeventsbridge.approval.ApprovalGate;
+import io.github.scheduledeventsbridge.approval.ReplayCache;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.Dispatcher;
@@ -23,6 +25,7 @@ import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.ResourceFilter;
 import io.github.scheduledeventsbridge.transitions.TransitionDetector;
 import org.apache.camel.CamelConfiguration;
+import org.apache.camel.component.platform.http.main.MainHttpServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
@@ -81,6 +84,8 @@ public class BridgeConfiguration implements CamelConfiguration {
 
         context.addStartupListener(new StartupRecovery());
 
+        configureApprovals(context, settings, journal, clock);
+
         if (!settings.webhookTargets().isEmpty() && settings.webhookSecret().isEmpty()) {
             LOG.warn("bridge.webhook.secret is empty: webhooks are sent unsigned");
         }
@@ -108,6 +113,36 @@ public class BridgeConfiguration implements CamelConfiguration {
 
     private static SinkFilter filter(BridgeSettings.FilterSettings f, VmIdentity identity) {
         return new SinkFilter(f.transitions(), f.eventTypes(), f.ownOnly(), identity);
+    }
+
+    /**
+     * The approval API only exists with a secret: without one, its routes are not created and the HTTP
+     * server does not listen at all.
+     */
+    private static void configureApprovals(CamelContext context, BridgeSettings settings, TransitionJournal journal,
+                                           Clock clock) {
+        PropertiesComponent properties = context.getPropertiesComponent();
+        boolean enabled = !settings.approvalSecret().isEmpty();
+        properties.addOverrideProperty("bridge.approval.enabled", Boolean.toString(enabled));
+        if (!enabled) {
+            LOG.info("Remote approval API off (bridge.approval.secret is not set)");
+            return;
+        }
+        // Camel Main reads camel.server.* before this runs, so the server is started here, by hand.
+        MainHttpServer server = new MainHttpServer();
+        server.setCamelContext(context);
+        server.setPort(settings.approvalPort());
+        server.setMaxBodySize((long) ApprovalGate.MAX_BODY_BYTES);
+        server.setFileUploadEnabled(false);
+        try {
+            context.addService(server, true, true);
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot start the approval HTTP server on port " + settings.approvalPort(), e);
+        }
+        context.getRegistry().bind("approvalGate", new ApprovalGate(
+                new WebhookSigner(settings.approvalSecret(), clock), clock,
+                new ReplayCache(100_000, ApprovalGate.WINDOW.multipliedBy(2)), journal));
+        LOG.info("Remote approval API on port {}: POST /api/v1/approvals, GET /api/v1/events", settings.approvalPort());
     }
 
     /** A stable directory name per target: the spool of a target survives restarts, its URL stays out of paths. */

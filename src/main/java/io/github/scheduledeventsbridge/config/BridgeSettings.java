@@ -31,6 +31,8 @@ public record BridgeSettings(
         FilterSettings webhookFilter,
         EventHubsSettings eventHubs,
         EmailSettings email,
+        int approvalPort,
+        String approvalSecret,
         Duration deliveryInitialBackoff,
         Duration deliveryMaxBackoff,
         boolean simulatorEnabled,
@@ -110,7 +112,8 @@ public record BridgeSettings(
     public String toString() {
         // Records print every component; this one holds secrets.
         return "BridgeSettings[imds " + imdsUrl + ", every " + pollInterval.toMillis() + " ms, state " + stateDir
-                + ", webhooks " + webhookTargets + ", " + eventHubs + ", " + email + "]";
+                + ", webhooks " + webhookTargets + ", " + eventHubs + ", " + email
+                + ", approvals " + (approvalSecret.isEmpty() ? "off" : "on port " + approvalPort) + "]";
     }
 
     public List<URI> webhookUrls() {
@@ -144,6 +147,8 @@ public record BridgeSettings(
                 r.filter("bridge.webhook.filter", "", ""),
                 eventHubs(r),
                 email(r),
+                r.port("bridge.approval.port", 8089),
+                r.string("bridge.approval.secret", ""),
                 r.millis("bridge.delivery.initial-backoff", 500),
                 r.millis("bridge.delivery.max-backoff", 5_000),
                 r.bool("bridge.simulator.enabled", false),

@@ -90,10 +90,21 @@ public final class TransitionJournal {
         return outbox;
     }
 
-    /** The outbox is safely in every sink's spool: forget it. */
+    /** The whole outbox is safely in every sink's spool: forget it (used at start, single-threaded). */
     public synchronized void outboxSpooled() throws IOException {
-        if (!outbox.isEmpty()) {
-            save(document, nextSeq, List.of());
+        outboxSpooled(outbox);
+    }
+
+    /**
+     * These transitions are safely in every sink's spool: forget them, and only them, since an approval
+     * may have added one since they were handed out.
+     */
+    public synchronized void outboxSpooled(List<OutboundEvent> spooled) throws IOException {
+        java.util.Set<Long> done = new java.util.HashSet<>();
+        spooled.forEach(e -> done.add(e.seq()));
+        List<OutboundEvent> remaining = outbox.stream().filter(e -> !done.contains(e.seq())).toList();
+        if (remaining.size() != outbox.size()) {
+            save(document, nextSeq, remaining);
         }
     }
 

@@ -38,6 +38,12 @@ public final class ScriptedImds implements AutoCloseable {
     private volatile String retryAfter;
     private volatile Duration hang = Duration.ZERO;
     private volatile Duration firstAnswerDelay = Duration.ZERO;
+    private volatile int startRequestStatus = 200;
+    private final List<StartRequest> startRequests = Collections.synchronizedList(new ArrayList<>());
+
+    /** An approval POST as IMDS received it. */
+    public record StartRequest(String metadataHeader, String query, String contentType, String body) {
+    }
 
     public ScriptedImds() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -87,6 +93,15 @@ public final class ScriptedImds implements AutoCloseable {
         firstAnswerDelay = delay;
     }
 
+    /** What IMDS answers to approvals (StartRequests POSTs): 200 by default. */
+    public void answerStartRequestsWith(int status) {
+        startRequestStatus = status;
+    }
+
+    public List<StartRequest> startRequests() {
+        return List.copyOf(startRequests);
+    }
+
     public void recover() {
         mode = Mode.DOCUMENT;
     }
@@ -109,6 +124,13 @@ public final class ScriptedImds implements AutoCloseable {
 
     private void scheduledEvents(HttpExchange exchange) throws IOException {
         try (exchange) {
+            if ("POST".equals(exchange.getRequestMethod())) {
+                startRequests.add(new StartRequest(exchange.getRequestHeaders().getFirst("Metadata"),
+                        exchange.getRequestURI().getQuery(), exchange.getRequestHeaders().getFirst("Content-Type"),
+                        new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
+                answer(exchange, startRequestStatus, "");
+                return;
+            }
             int number = polls.incrementAndGet();
             if (!"true".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Metadata"))
                     || exchange.getRequestURI().getQuery() == null

@@ -1,0 +1,212 @@
+package io.github.scheduledeventsbridge.approval;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.scheduledeventsbridge.delivery.WebhookSigner;
+import io.github.scheduledeventsbridge.imds.ImdsDocument;
+import io.github.scheduledeventsbridge.imds.ImdsDocumentParser;
+import io.github.scheduledeventsbridge.imds.ScheduledEvent;
+import io.github.scheduledeventsbridge.state.TransitionJournal;
+import io.github.scheduledeventsbridge.transitions.DetectedTransition;
+import io.github.scheduledeventsbridge.transitions.TransitionType;
+import org.apache.camel.Exchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * CONTRACT §6, in the order that keeps IMDS safe: size, signature and timestamp, replay, body shape,
+ * then the event against the current document. Only a request that passes all of them is forwarded.
+ */
+public final class ApprovalGate {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ApprovalGate.class);
+    public static final int MAX_BODY_BYTES = 64 * 1024;
+    public static final Duration WINDOW = Duration.ofSeconds(300);
+    static final String EVENTS_PROPERTY = "approvalEvents";
+    private static final ObjectMapper MAPPER = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private final WebhookSigner signer;
+    private final Clock clock;
+    private final ReplayCache replays;
+    private final TransitionJournal journal;
+
+    public ApprovalGate(WebhookSigner signer, Clock clock, ReplayCache replays, TransitionJournal journal) {
+        if (!signer.hasSecret()) {
+            throw new IllegalArgumentException("the approval API needs bridge.approval.secret");
+        }
+        this.signer = signer;
+        this.clock = clock;
+        this.replays = replays;
+        this.journal = journal;
+    }
+
+    /** Route step: refuses (ApprovalRefused) or leaves the IMDS StartRequests body to forward. */
+    public void admit(Exchange exchange) {
+        byte[] body = body(exchange);
+        String signature = authenticate(exchange, body);
+        if (!replays.firstUse(signature, clock.instant())) {
+            throw new ApprovalRefused(409, "this signature was already used");
+        }
+        List<String> requested = eventIds(body);
+        ImdsDocument current = journal.lastDocument();
+        List<ScheduledEvent> events = new ArrayList<>();
+        for (String id : requested) {
+            ScheduledEvent event = current.find(id)
+                    .orElseThrow(() -> new ApprovalRefused(404, "EventId " + id + " is not in the current document"));
+            if (!event.isScheduled()) {
+                throw new ApprovalRefused(409, "EventId " + id + " is " + event.eventStatus() + ", not Scheduled");
+            }
+            events.add(event);
+        }
+        exchange.setProperty(EVENTS_PROPERTY, events);
+        exchange.getMessage().setBody(startRequests(events));
+    }
+
+    /** Route step after the IMDS POST: only a 200 is an approval. */
+    public void imdsAnswered(Exchange exchange) {
+        Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
+        if (status == null || status != 200) {
+            throw new ApprovalRefused(502, "IMDS refused the approval (HTTP " + status + ")");
+        }
+    }
+
+    /**
+     * Route step: IMDS accepted. Records an Approved transition per event (delivered by the next
+     * poll's dispatch) and answers the caller.
+     */
+    @SuppressWarnings("unchecked")
+    public void accepted(Exchange exchange) throws IOException {
+        List<ScheduledEvent> events = exchange.getProperty(EVENTS_PROPERTY, List.class);
+        long incarnation = journal.lastDocument().incarnation();
+        List<DetectedTransition> approved = events.stream().map(e ->
+                new DetectedTransition(TransitionType.Approved, e, e.eventStatus(), e.eventStatus(), incarnation)).toList();
+        journal.record(approved);
+        ObjectNode answer = MAPPER.createObjectNode();
+        ArrayNode ids = answer.putArray("approved");
+        events.forEach(e -> ids.add(e.eventId()));
+        LOG.info("Approved remotely and accepted by IMDS: {}", events.stream().map(ScheduledEvent::eventId).toList());
+        respond(exchange, 200, answer);
+    }
+
+    /** Route step for GET /api/v1/events: signed like a POST with an empty body; no replay check (read-only). */
+    public void events(Exchange exchange) {
+        authenticate(exchange, new byte[0]);
+        respond(exchange, 200, ImdsDocumentParser.toJson(journal.lastDocument()));
+    }
+
+    /** Route step of the error handler: the status and a short JSON reason. */
+    public void refused(Exchange exchange) {
+        Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        int status = cause instanceof ApprovalRefused refused ? refused.status() : 502;
+        String reason = cause instanceof ApprovalRefused ? cause.getMessage() : "IMDS could not be reached";
+        LOG.warn("Approval request refused with {}: {}", status, reason);
+        respond(exchange, status, MAPPER.createObjectNode().put("error", reason));
+    }
+
+    private String authenticate(Exchange exchange, byte[] body) {
+        String timestamp = exchange.getMessage().getHeader(WebhookSigner.TIMESTAMP_HEADER, String.class);
+        String signature = exchange.getMessage().getHeader(WebhookSigner.SIGNATURE_HEADER, String.class);
+        if (timestamp == null || signature == null) {
+            throw new ApprovalRefused(401, "X-Bridge-Timestamp and X-Bridge-Signature are required");
+        }
+        // Verify before looking at the timestamp's value, so a forger learns nothing from the answer.
+        if (!signer.verify(timestamp, body, signature)) {
+            throw new ApprovalRefused(401, "signature does not match");
+        }
+        long seconds;
+        try {
+            seconds = Long.parseLong(timestamp.trim());
+        } catch (NumberFormatException e) {
+            throw new ApprovalRefused(401, "X-Bridge-Timestamp is not Unix seconds");
+        }
+        long skew = Math.abs(clock.instant().getEpochSecond() - seconds);
+        if (skew > WINDOW.toSeconds()) {
+            throw new ApprovalRefused(401, "timestamp is more than 300 s from now");
+        }
+        return signature;
+    }
+
+    private static byte[] body(Exchange exchange) {
+        byte[] body = exchange.getMessage().getBody(byte[].class);
+        if (body == null) {
+            body = new byte[0];
+        }
+        if (body.length > MAX_BODY_BYTES) {
+            throw new ApprovalRefused(413, "body over 64 KiB");
+        }
+        return body;
+    }
+
+    /** {"EventId": "…"} or {"StartRequests": [{"EventId": "…"}, …]}, nothing else. */
+    static List<String> eventIds(byte[] body) {
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(body);
+        } catch (IOException e) {
+            throw new ApprovalRefused(400, "body is not JSON");
+        }
+        if (root == null || !root.isObject() || root.size() != 1) {
+            throw new ApprovalRefused(400, "body must be {\"EventId\": …} or {\"StartRequests\": [{\"EventId\": …}]}");
+        }
+        Set<String> ids = new LinkedHashSet<>();
+        if (root.has("EventId")) {
+            ids.add(eventId(root.get("EventId")));
+        } else if (root.has("StartRequests") && root.get("StartRequests").isArray()
+                && !root.get("StartRequests").isEmpty() && root.get("StartRequests").size() <= 100) {
+            for (JsonNode request : root.get("StartRequests")) {
+                if (!request.isObject() || request.size() != 1 || !request.has("EventId")) {
+                    throw new ApprovalRefused(400, "each StartRequest must be {\"EventId\": …}");
+                }
+                ids.add(eventId(request.get("EventId")));
+            }
+        } else {
+            throw new ApprovalRefused(400, "body must be {\"EventId\": …} or {\"StartRequests\": [{\"EventId\": …}]}");
+        }
+        return List.copyOf(ids);
+    }
+
+    private static String eventId(JsonNode node) {
+        if (node == null || !node.isTextual() || node.asText().isBlank() || node.asText().length() > 100) {
+            throw new ApprovalRefused(400, "EventId must be a non-empty string");
+        }
+        return node.asText().trim();
+    }
+
+    /** The exact body IMDS documents, with the ids as IMDS itself spelled them. */
+    private static String startRequests(List<ScheduledEvent> events) {
+        ObjectNode root = MAPPER.createObjectNode();
+        ArrayNode requests = root.putArray("StartRequests");
+        events.forEach(e -> requests.addObject().put("EventId", e.eventId()));
+        try {
+            return MAPPER.writeValueAsString(root);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void respond(Exchange exchange, int status, JsonNode body) {
+        exchange.getMessage().removeHeaders("*");
+        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+        exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
+        try {
+            exchange.getMessage().setBody(MAPPER.writeValueAsString(body));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

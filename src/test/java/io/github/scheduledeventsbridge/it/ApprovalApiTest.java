@@ -1,0 +1,157 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.testing.ApprovalClient;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ConnectException;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** Every row of CONTRACT §6 over real HTTP, with a recording IMDS that shows what reached it. */
+class ApprovalApiTest {
+
+    private static final String SECRET = "approval-secret";
+    private static final String SCHEDULED = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
+    private static final String STARTED = "5DD55B64-45AD-49D3-BBC9-F57D4EA97BD7";
+
+    @TempDir
+    Path state;
+    private ScriptedImds imds;
+    private WebhookReceiver webhook;
+    private InProcessAgent agent;
+    private ApprovalClient client;
+
+    @BeforeEach
+    void start() throws Exception {
+        imds = new ScriptedImds();
+        webhook = WebhookReceiver.start("w");
+        imds.serve(Docs.document(7,
+                Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0", "WestNO_1"),
+                Docs.started(STARTED, "Reboot", "WestNO_0")));
+        int port = ApprovalClient.freePort();
+        agent = InProcessAgent.builder(state).imds(imds)
+                .with("bridge.approval.secret", SECRET)
+                .with("bridge.approval.port", Integer.toString(port))
+                .with("bridge.webhook.urls", webhook.url())
+                .with("bridge.webhook.secret", "w")
+                .start();
+        client = new ApprovalClient(port, SECRET);
+        await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 2);
+    }
+
+    @AfterEach
+    void stop() {
+        agent.close();
+        imds.close();
+        webhook.close();
+    }
+
+    @Test
+    void aValidApprovalReachesImdsOnceAndEmitsApproved() {
+        HttpResponse<String> answer = client.approve("{\"EventId\":\"" + SCHEDULED.toLowerCase() + "\"}");
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.body()).contains(SCHEDULED);
+        assertThat(imds.startRequests()).hasSize(1);
+        ScriptedImds.StartRequest forwarded = imds.startRequests().get(0);
+        assertThat(forwarded.metadataHeader()).isEqualTo("true");
+        assertThat(forwarded.query()).contains("api-version=2020-07-01");
+        assertThat(forwarded.body()).isEqualTo("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED + "\"}]}");
+        await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(SCHEDULED).contains("Approved"));
+        WebhookReceiver.Request approved = webhook.delivered().stream()
+                .filter(r -> r.transition().equals("Approved")).findFirst().orElseThrow();
+        assertThat(approved.json().path("data").path("eventStatus").asText()).isEqualTo("Scheduled");
+    }
+
+    @Test
+    void theImdsShapeIsAcceptedToo() {
+        assertThat(client.approve("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED + "\"}]}").statusCode()).isEqualTo(200);
+        assertThat(imds.startRequests()).hasSize(1);
+    }
+
+    @Test
+    void itsReplayIsRefused() {
+        String body = "{\"EventId\":\"" + SCHEDULED + "\"}";
+        String timestamp = ApprovalClient.now();
+        String signature = ApprovalClient.sign(SECRET, timestamp, body.getBytes(StandardCharsets.UTF_8));
+        assertThat(client.post(body.getBytes(StandardCharsets.UTF_8), timestamp, signature).statusCode()).isEqualTo(200);
+        assertThat(client.post(body.getBytes(StandardCharsets.UTF_8), timestamp, signature).statusCode()).isEqualTo(409);
+        assertThat(imds.startRequests()).hasSize(1);
+    }
+
+    @Test
+    void refusalsNeverReachImds() {
+        byte[] body = ("{\"EventId\":\"" + SCHEDULED + "\"}").getBytes(StandardCharsets.UTF_8);
+        String now = ApprovalClient.now();
+        String stale = Long.toString(Long.parseLong(now) - 301);
+        String future = Long.toString(Long.parseLong(now) + 301);
+
+        assertThat(client.post(body, null, null).statusCode()).as("unsigned").isEqualTo(401);
+        assertThat(client.post(body, now, ApprovalClient.sign("wrong-key", now, body)).statusCode()).as("wrong key").isEqualTo(401);
+        assertThat(client.post(body, stale, ApprovalClient.sign(SECRET, stale, body)).statusCode()).as("stale").isEqualTo(401);
+        assertThat(client.post(body, future, ApprovalClient.sign(SECRET, future, body)).statusCode()).as("future").isEqualTo(401);
+        assertThat(client.post(body, now, ApprovalClient.sign(SECRET, now, body).toUpperCase()).statusCode()).isEqualTo(401);
+        assertThat(client.approve("{\"EventId\":\"00000000-0000-0000-0000-000000000000\"}").statusCode()).as("unknown").isEqualTo(404);
+        assertThat(client.approve("{\"EventId\":\"" + STARTED + "\"}").statusCode()).as("already started").isEqualTo(409);
+        assertThat(client.approve("{\"EventId\": ").statusCode()).as("malformed JSON").isEqualTo(400);
+        assertThat(client.approve("{\"Id\":\"" + SCHEDULED + "\"}").statusCode()).as("wrong shape").isEqualTo(400);
+        assertThat(client.approve("{\"StartRequests\":[]}").statusCode()).as("empty list").isEqualTo(400);
+        assertThat(client.approve("[\"" + SCHEDULED + "\"]").statusCode()).as("array").isEqualTo(400);
+        assertThat(client.approve("{\"EventId\":\"" + SCHEDULED + "\",\"x\":1}").statusCode()).as("extra field").isEqualTo(400);
+
+        byte[] huge = new byte[2 * 1024 * 1024];
+        Arrays.fill(huge, (byte) ' ');
+        assertThat(client.post(huge, now, ApprovalClient.sign(SECRET, now, huge)).statusCode()).as("2 MB").isEqualTo(413);
+        byte[] justOver = new byte[64 * 1024 + 1];
+        Arrays.fill(justOver, (byte) ' ');
+        assertThat(client.post(justOver, now, ApprovalClient.sign(SECRET, now, justOver)).statusCode()).isEqualTo(413);
+
+        assertThat(imds.startRequests()).as("nothing but a 200 reaches IMDS").isEmpty();
+        assertThat(webhook.transitionsOf(SCHEDULED)).doesNotContain("Approved");
+    }
+
+    @Test
+    void anImdsThatRefusesOrCannotBeReachedGives502() {
+        // Three different bodies: the same body in the same second would be a replay (409).
+        imds.answerStartRequestsWith(400);
+        assertThat(client.approve("{\"EventId\":\"" + SCHEDULED + "\"}").statusCode()).isEqualTo(502);
+        imds.answerStartRequestsWith(500);
+        assertThat(client.approve("{\"EventId\":\"" + SCHEDULED.toLowerCase() + "\"}").statusCode()).isEqualTo(502);
+        imds.close();
+        assertThat(client.approve("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED + "\"}]}").statusCode()).isEqualTo(502);
+        assertThat(webhook.transitionsOf(SCHEDULED)).doesNotContain("Approved");
+    }
+
+    @Test
+    void theReadSideShowsCurrentEventsToSignedCallersOnly() {
+        HttpResponse<String> events = client.events(true);
+        assertThat(events.statusCode()).isEqualTo(200);
+        assertThat(events.body()).contains(SCHEDULED).contains(STARTED).contains("\"DocumentIncarnation\":7");
+        assertThat(client.events(false).statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void withoutASecretNothingListens(@TempDir Path other) throws Exception {
+        int port = ApprovalClient.freePort();
+        try (InProcessAgent plain = InProcessAgent.builder(other).imds(imds)
+                .with("bridge.approval.port", Integer.toString(port)).start()) {
+            assertThat(plain.context().getRoute("approval-api")).isNull();
+            assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(ConnectException.class);
+        }
+    }
+
+}
