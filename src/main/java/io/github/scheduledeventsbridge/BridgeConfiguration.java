@@ -1,6 +1,9 @@
 package io.github.scheduledeventsbridge;
 
 import io.github.scheduledeventsbridge.approval.ApprovalGate;
+import io.github.scheduledeventsbridge.approval.ApprovalPolicy;
+import io.github.scheduledeventsbridge.approval.AutoApprover;
+import io.github.scheduledeventsbridge.approval.ImdsStartAnswer;
 import io.github.scheduledeventsbridge.approval.ReplayCache;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.BridgeSettings;
@@ -85,6 +88,14 @@ public class BridgeConfiguration implements CamelConfiguration {
         context.addStartupListener(new StartupRecovery());
 
         configureApprovals(context, settings, journal, clock);
+        BridgeSettings.AutoApprovalSettings auto = settings.autoApproval();
+        ApprovalPolicy policy = new ApprovalPolicy(auto.userInitiated(), auto.freezeMaxSeconds(), auto.eventTypes(),
+                auto.leaderOnly());
+        registry.bind("imdsStartAnswer", new ImdsStartAnswer());
+        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock));
+        if (policy.hasRules()) {
+            LOG.info("Auto-approval{}: {}", auto.dryRun() ? " (DRY RUN: nothing is sent to IMDS)" : "", policy);
+        }
 
         if (!settings.webhookTargets().isEmpty() && settings.webhookSecret().isEmpty()) {
             LOG.warn("bridge.webhook.secret is empty: webhooks are sent unsigned");

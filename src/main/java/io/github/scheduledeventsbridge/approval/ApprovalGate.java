@@ -77,14 +77,6 @@ public final class ApprovalGate {
         exchange.getMessage().setBody(startRequests(events));
     }
 
-    /** Route step after the IMDS POST: only a 200 is an approval. */
-    public void imdsAnswered(Exchange exchange) {
-        Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
-        if (status == null || status != 200) {
-            throw new ApprovalRefused(502, "IMDS refused the approval (HTTP " + status + ")");
-        }
-    }
-
     /**
      * Route step: IMDS accepted. Records an Approved transition per event (delivered by the next
      * poll's dispatch) and answers the caller.
@@ -94,7 +86,8 @@ public final class ApprovalGate {
         List<ScheduledEvent> events = exchange.getProperty(EVENTS_PROPERTY, List.class);
         long incarnation = journal.lastDocument().incarnation();
         List<DetectedTransition> approved = events.stream().map(e ->
-                new DetectedTransition(TransitionType.Approved, e, e.eventStatus(), e.eventStatus(), incarnation)).toList();
+                new DetectedTransition(TransitionType.Approved, e, e.eventStatus(), e.eventStatus(), incarnation,
+                        new DetectedTransition.Approval("remote", null, false))).toList();
         journal.record(approved);
         ObjectNode answer = MAPPER.createObjectNode();
         ArrayNode ids = answer.putArray("approved");

@@ -33,6 +33,7 @@ public record BridgeSettings(
         EmailSettings email,
         int approvalPort,
         String approvalSecret,
+        AutoApprovalSettings autoApproval,
         Duration deliveryInitialBackoff,
         Duration deliveryMaxBackoff,
         boolean simulatorEnabled,
@@ -149,6 +150,7 @@ public record BridgeSettings(
                 email(r),
                 r.port("bridge.approval.port", 8089),
                 r.string("bridge.approval.secret", ""),
+                autoApproval(r),
                 r.millis("bridge.delivery.initial-backoff", 500),
                 r.millis("bridge.delivery.max-backoff", 5_000),
                 r.bool("bridge.simulator.enabled", false),
@@ -177,6 +179,29 @@ public record BridgeSettings(
                     "is required with bridge.eventhubs.namespace (managed identity)");
         }
         return new EventHubsSettings(connectionString, namespace, hub, r.filter("bridge.eventhubs.filter", "", ""));
+    }
+
+    /** Auto-approval rules (Microsoft's sample rules), all off by default. */
+    public record AutoApprovalSettings(boolean userInitiated, Integer freezeMaxSeconds, Set<String> eventTypes,
+                                       boolean leaderOnly, boolean dryRun) {
+    }
+
+    private static AutoApprovalSettings autoApproval(Reader r) {
+        String freeze = r.string("bridge.approval.auto.freeze-max-seconds", "");
+        Integer freezeMax = null;
+        if (!freeze.isEmpty()) {
+            try {
+                freezeMax = Integer.parseInt(freeze);
+            } catch (NumberFormatException e) {
+                throw new BadConfigurationException("bridge.approval.auto.freeze-max-seconds", "'" + freeze + "' is not a number of seconds");
+            }
+            if (freezeMax < 1) {
+                throw new BadConfigurationException("bridge.approval.auto.freeze-max-seconds", freeze + " must be at least 1");
+            }
+        }
+        return new AutoApprovalSettings(r.bool("bridge.approval.auto.user-initiated", false), freezeMax,
+                r.names("bridge.approval.auto.event-types", "", EVENT_TYPES),
+                r.bool("bridge.approval.auto.leader-only", true), r.bool("bridge.approval.auto.dry-run", false));
     }
 
     /** By default, mail only what wakes a person: impactful events being scheduled or starting. */
@@ -311,7 +336,7 @@ public record BridgeSettings(
             return new FilterSettings(transitions, eventTypes, resources.equals("own"));
         }
 
-        private Set<String> names(String key, String fallback, Set<String> known) {
+        Set<String> names(String key, String fallback, Set<String> known) {
             Set<String> result = new java.util.LinkedHashSet<>();
             for (String value : Arrays.stream(string(key, fallback).split(",")).map(String::trim)
                     .filter(v -> !v.isEmpty()).toList()) {

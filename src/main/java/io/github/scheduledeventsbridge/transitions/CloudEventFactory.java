@@ -60,6 +60,12 @@ public final class CloudEventFactory {
             data.put("durationInSeconds", event.durationInSeconds());
         }
         data.put("documentIncarnation", transition.documentIncarnation());
+        if (transition.approval() != null) {
+            ObjectNode approval = data.putObject("approval");
+            approval.put("by", transition.approval().by());
+            approval.put("rule", transition.approval().rule());
+            approval.put("dryRun", transition.approval().dryRun());
+        }
         if (vm != null) {
             ObjectNode vmNode = data.putObject("vm");
             vmNode.put("name", vm.name());
@@ -85,7 +91,9 @@ public final class CloudEventFactory {
      * transition and sees it again, the copy carries the same id, so receivers can deduplicate.
      */
     static String id(String source, DetectedTransition t) {
-        String name = source + "|" + t.event().key() + "|" + t.type().name() + "|" + t.documentIncarnation();
+        // A dry run must not share its id with a real approval of the same event.
+        String kind = t.approval() != null && t.approval().dryRun() ? t.type().name() + "-dry-run" : t.type().name();
+        String name = source + "|" + t.event().key() + "|" + kind + "|" + t.documentIncarnation();
         return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString();
     }
 }

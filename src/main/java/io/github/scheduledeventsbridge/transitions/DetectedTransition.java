@@ -5,11 +5,22 @@ import io.github.scheduledeventsbridge.imds.ScheduledEvent;
 /**
  * One change of one event. {@code event} is the event as it is now, or as it was last seen when it
  * vanished (Completed, Cancelled); {@code currentStatus} is null when the event is no longer listed.
+ * {@code approval} says who approved, for Approved transitions only.
  */
 public record DetectedTransition(
         TransitionType type,
         ScheduledEvent event,
         String previousStatus,
         String currentStatus,
-        long documentIncarnation) {
+        long documentIncarnation,
+        Approval approval) {
+
+    /** Who approved: {@code remote} (the approval API) or {@code policy} (with the rule), and whether only as a dry run. */
+    public record Approval(String by, String rule, boolean dryRun) {
+    }
+
+    public DetectedTransition(TransitionType type, ScheduledEvent event, String previousStatus, String currentStatus,
+                              long documentIncarnation) {
+        this(type, event, previousStatus, currentStatus, documentIncarnation, null);
+    }
 }

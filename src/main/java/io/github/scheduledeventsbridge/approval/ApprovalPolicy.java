@@ -1,0 +1,67 @@
+package io.github.scheduledeventsbridge.approval;
+
+import io.github.scheduledeventsbridge.imds.ScheduledEvent;
+import io.github.scheduledeventsbridge.imds.VmIdentity;
+
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Which Scheduled events this agent approves on its own, from configuration. The rules are the ones
+ * Microsoft's sample applies: user-initiated events (an operator asked for them), Freezes shorter than
+ * N seconds (no real impact), and whole event types. With {@code leaderOnly}, only the first VM named in
+ * Resources approves, since one approval releases every VM in the list.
+ */
+public final class ApprovalPolicy {
+
+    private final boolean userInitiated;
+    private final Integer freezeMaxSeconds;
+    private final Set<String> eventTypes;
+    private final boolean leaderOnly;
+
+    public ApprovalPolicy(boolean userInitiated, Integer freezeMaxSeconds, Set<String> eventTypes, boolean leaderOnly) {
+        this.userInitiated = userInitiated;
+        this.freezeMaxSeconds = freezeMaxSeconds;
+        this.eventTypes = eventTypes.stream().map(t -> t.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+        this.leaderOnly = leaderOnly;
+    }
+
+    public boolean hasRules() {
+        return userInitiated || freezeMaxSeconds != null || !eventTypes.isEmpty();
+    }
+
+    /** The rule that approves this event, if any. */
+    public Optional<String> approves(ScheduledEvent event, VmIdentity.Vm vm) {
+        if (!event.isScheduled() || !hasRules()) {
+            return Optional.empty();
+        }
+        if (leaderOnly && !isLeader(event, vm)) {
+            return Optional.empty();
+        }
+        if (userInitiated && "User".equalsIgnoreCase(event.eventSource())) {
+            return Optional.of("user-initiated");
+        }
+        Integer duration = event.durationInSeconds();
+        if (freezeMaxSeconds != null && "Freeze".equalsIgnoreCase(event.eventType())
+                && duration != null && duration >= 0 && duration < freezeMaxSeconds) {
+            return Optional.of("freeze-shorter-than-" + freezeMaxSeconds + "s");
+        }
+        if (event.eventType() != null && eventTypes.contains(event.eventType().toLowerCase(Locale.ROOT))) {
+            return Optional.of("event-type-" + event.eventType());
+        }
+        return Optional.empty();
+    }
+
+    /** The leader is the first VM of Resources; a VM that does not know its own name is never the leader. */
+    static boolean isLeader(ScheduledEvent event, VmIdentity.Vm vm) {
+        return vm != null && !event.resources().isEmpty() && event.resources().get(0).equalsIgnoreCase(vm.name());
+    }
+
+    @Override
+    public String toString() {
+        return "user-initiated " + userInitiated + ", freeze shorter than " + (freezeMaxSeconds == null ? "off" : freezeMaxSeconds + " s")
+                + ", event types " + (eventTypes.isEmpty() ? "none" : eventTypes) + ", leader only " + leaderOnly;
+    }
+}

@@ -1,0 +1,83 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Auto-approval over real sockets: the policy, the leader rule and dry-run mode. */
+class AutoApprovalTest {
+
+    private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
+    private static final String USER_REBOOT = "AAAAAAAA-0000-0000-0000-00000000000A";
+    private static final String PLATFORM_REBOOT = "BBBBBBBB-0000-0000-0000-00000000000B";
+    private static final String NOT_LEADER = "CCCCCCCC-0000-0000-0000-00000000000C";
+
+    @TempDir
+    Path state;
+
+    private static String user(String event) {
+        return event.replace("\"EventSource\":\"Platform\"", "\"EventSource\":\"User\"");
+    }
+
+    private String document() {
+        // The scripted IMDS names this VM vm-under-test.
+        return Docs.document(2,
+                user(Docs.scheduled(USER_REBOOT, "Reboot", NOT_BEFORE, "vm-under-test", "vm-other")),
+                Docs.scheduled(PLATFORM_REBOOT, "Reboot", NOT_BEFORE, "vm-under-test"),
+                user(Docs.scheduled(NOT_LEADER, "Reboot", NOT_BEFORE, "vm-other", "vm-under-test")));
+    }
+
+    @Test
+    void userInitiatedEventsAreApprovedOnceByTheLeaderOnly() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(document());
+            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.approval.auto.user-initiated", "true")
+                    .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(USER_REBOOT).contains("Approved"));
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+            assertThat(imds.startRequests()).hasSize(1);
+            assertThat(imds.startRequests().get(0).body()).isEqualTo("{\"StartRequests\":[{\"EventId\":\"" + USER_REBOOT + "\"}]}");
+            assertThat(imds.startRequests().get(0).metadataHeader()).isEqualTo("true");
+            var approved = webhook.delivered().stream().filter(r -> r.transition().equals("Approved")).toList();
+            assertThat(approved).hasSize(1);
+            assertThat(approved.get(0).json().path("data").path("approval").path("by").asText()).isEqualTo("policy");
+            assertThat(approved.get(0).json().path("data").path("approval").path("rule").asText()).isEqualTo("user-initiated");
+            assertThat(approved.get(0).json().path("data").path("approval").path("dryRun").asBoolean()).isFalse();
+            assertThat(webhook.transitionsOf(PLATFORM_REBOOT)).containsExactly("Scheduled");
+            assertThat(webhook.transitionsOf(NOT_LEADER)).containsExactly("Scheduled");
+        }
+    }
+
+    @Test
+    void dryRunSendsNothingButSaysWhatItWouldApprove() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(document());
+            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.approval.auto.user-initiated", "true")
+                    .with("bridge.approval.auto.event-types", "Reboot")
+                    .with("bridge.approval.auto.dry-run", "true")
+                    .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(USER_REBOOT).contains("Approved")
+                        && webhook.transitionsOf(PLATFORM_REBOOT).contains("Approved"));
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+            assertThat(imds.startRequests()).as("dry run sends nothing").isEmpty();
+            var approved = webhook.delivered().stream().filter(r -> r.transition().equals("Approved")).toList();
+            assertThat(approved).hasSize(2).allMatch(r -> r.json().path("data").path("approval").path("dryRun").asBoolean());
+            assertThat(webhook.transitionsOf(NOT_LEADER)).containsExactly("Scheduled");
+        }
+    }
+}
