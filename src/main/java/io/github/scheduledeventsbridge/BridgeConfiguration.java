@@ -32,6 +32,9 @@ import org.apache.camel.component.platform.http.main.MainHttpServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
+import org.apache.camel.support.jsse.KeyManagersParameters;
+import org.apache.camel.support.jsse.KeyStoreParameters;
+import org.apache.camel.support.jsse.SSLContextParameters;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -145,6 +148,9 @@ public class BridgeConfiguration implements CamelConfiguration {
         server.setPort(settings.approvalPort());
         server.setMaxBodySize((long) ApprovalGate.MAX_BODY_BYTES);
         server.setFileUploadEnabled(false);
+        if (settings.approvalTls().enabled()) {
+            server.setSslContextParameters(sslContext(settings.approvalTls()));
+        }
         try {
             context.addService(server, true, true);
         } catch (Exception e) {
@@ -153,7 +159,21 @@ public class BridgeConfiguration implements CamelConfiguration {
         context.getRegistry().bind("approvalGate", new ApprovalGate(
                 new WebhookSigner(settings.approvalSecret(), clock), clock,
                 new ReplayCache(100_000, ApprovalGate.WINDOW.multipliedBy(2)), journal));
-        LOG.info("Remote approval API on port {}: POST /api/v1/approvals, GET /api/v1/events", settings.approvalPort());
+        LOG.info("Remote approval API on port {} ({}): POST /api/v1/approvals, GET /api/v1/events",
+                settings.approvalPort(), settings.approvalTls());
+    }
+
+    private static SSLContextParameters sslContext(BridgeSettings.TlsSettings tls) {
+        KeyStoreParameters keyStore = new KeyStoreParameters();
+        keyStore.setResource("file:" + tls.keystore());
+        keyStore.setPassword(tls.password());
+        keyStore.setType(tls.type());
+        KeyManagersParameters keyManagers = new KeyManagersParameters();
+        keyManagers.setKeyStore(keyStore);
+        keyManagers.setKeyPassword(tls.password());
+        SSLContextParameters parameters = new SSLContextParameters();
+        parameters.setKeyManagers(keyManagers);
+        return parameters;
     }
 
     /** A stable directory name per target: the spool of a target survives restarts, its URL stays out of paths. */

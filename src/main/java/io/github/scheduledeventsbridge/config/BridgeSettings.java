@@ -34,6 +34,7 @@ public record BridgeSettings(
         int approvalPort,
         String approvalSecret,
         AutoApprovalSettings autoApproval,
+        TlsSettings approvalTls,
         Duration deliveryInitialBackoff,
         Duration deliveryMaxBackoff,
         boolean simulatorEnabled,
@@ -151,6 +152,7 @@ public record BridgeSettings(
                 r.port("bridge.approval.port", 8089),
                 r.string("bridge.approval.secret", ""),
                 autoApproval(r),
+                tls(r),
                 r.millis("bridge.delivery.initial-backoff", 500),
                 r.millis("bridge.delivery.max-backoff", 5_000),
                 r.bool("bridge.simulator.enabled", false),
@@ -179,6 +181,31 @@ public record BridgeSettings(
                     "is required with bridge.eventhubs.namespace (managed identity)");
         }
         return new EventHubsSettings(connectionString, namespace, hub, r.filter("bridge.eventhubs.filter", "", ""));
+    }
+
+    /** TLS for the approval API: a keystore holding the server's key and certificate. */
+    public record TlsSettings(Path keystore, String password, String type) {
+        public boolean enabled() {
+            return keystore != null;
+        }
+
+        @Override
+        public String toString() {
+            return enabled() ? "TLS with " + keystore + " (" + type + ")" : "plain HTTP";
+        }
+    }
+
+    private static TlsSettings tls(Reader r) {
+        String keystore = r.string("bridge.approval.tls.keystore", "");
+        if (keystore.isEmpty()) {
+            return new TlsSettings(null, "", "PKCS12");
+        }
+        Path path = Path.of(keystore).toAbsolutePath();
+        if (!Files.isReadable(path)) {
+            throw new BadConfigurationException("bridge.approval.tls.keystore", path + " is not a readable file");
+        }
+        return new TlsSettings(path, r.string("bridge.approval.tls.keystore-password", ""),
+                r.string("bridge.approval.tls.keystore-type", "PKCS12"));
     }
 
     /** Auto-approval rules (Microsoft's sample rules), all off by default. */
