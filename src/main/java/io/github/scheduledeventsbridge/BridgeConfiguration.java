@@ -19,6 +19,9 @@ import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
+import io.github.scheduledeventsbridge.health.DeliveryMetrics;
+import io.github.scheduledeventsbridge.health.Readiness;
+import io.github.scheduledeventsbridge.health.ReadinessChecks;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
@@ -72,7 +75,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
         TransitionJournal journal = new TransitionJournal(settings.stateDir(), new TransitionDetector(),
                 new CloudEventFactory(clock, identity), resourceFilter, clock);
-        Spool spool = new Spool(settings.stateDir().resolve("spool"));
+        Spool spool = new Spool(settings.stateDir().resolve("spool"), clock);
         SinkRegistry sinks = new SinkRegistry(sinks(settings, identity));
 
         registry.bind("vmIdentity", identity);
@@ -80,7 +83,11 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("spool", spool);
         registry.bind("sinkRegistry", sinks);
         registry.bind("dispatcher", new Dispatcher(sinks, spool));
-        registry.bind("pollBackoff", new PollBackoff(clock, settings.pollInterval(), settings.imdsMaxBackoff()));
+        PollBackoff pollBackoff = new PollBackoff(clock, settings.pollInterval(), settings.imdsMaxBackoff());
+        registry.bind("pollBackoff", pollBackoff);
+        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks));
+        ReadinessChecks.register(context, new Readiness(settings.healthImdsStaleAfter(), settings.healthSpoolThreshold(),
+                settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, clock);
         registry.bind("imdsResponse", new ImdsResponse());
         registry.bind("webhookSigner", new WebhookSigner(settings.webhookSecret(), clock));
         registry.bind("httpAnswer", new HttpAnswer());

@@ -35,6 +35,9 @@ public record BridgeSettings(
         String approvalSecret,
         AutoApprovalSettings autoApproval,
         TlsSettings approvalTls,
+        Duration healthImdsStaleAfter,
+        long healthSpoolThreshold,
+        Duration healthSinkStaleAfter,
         Duration deliveryInitialBackoff,
         Duration deliveryMaxBackoff,
         boolean simulatorEnabled,
@@ -153,6 +156,9 @@ public record BridgeSettings(
                 r.string("bridge.approval.secret", ""),
                 autoApproval(r),
                 tls(r),
+                r.millis("bridge.health.imds-stale-after", 30_000),
+                r.positiveLong("bridge.health.spool-threshold", 1_000),
+                r.millis("bridge.health.sink-stale-after", 300_000),
                 r.millis("bridge.delivery.initial-backoff", 500),
                 r.millis("bridge.delivery.max-backoff", 5_000),
                 r.bool("bridge.simulator.enabled", false),
@@ -285,6 +291,19 @@ public record BridgeSettings(
                 return Duration.ofMillis(ms);
             } catch (NumberFormatException e) {
                 throw new BadConfigurationException(key, "'" + value + "' is not a number of milliseconds");
+            }
+        }
+
+        long positiveLong(String key, long fallback) {
+            String value = string(key, Long.toString(fallback));
+            try {
+                long n = Long.parseLong(value);
+                if (n <= 0) {
+                    throw new BadConfigurationException(key, value + " must be a positive number");
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new BadConfigurationException(key, "'" + value + "' is not a number");
             }
         }
 

@@ -10,6 +10,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,9 +32,17 @@ public final class Spool {
 
     private final Path root;
     private final Map<String, AtomicLong> depth = new ConcurrentHashMap<>();
+    private final Map<String, Instant> lastDelivered = new ConcurrentHashMap<>();
+    private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
+    private final Clock clock;
 
     public Spool(Path root) {
+        this(root, Clock.systemUTC());
+    }
+
+    public Spool(Path root, Clock clock) {
         this.root = root;
+        this.clock = clock;
     }
 
     public SpoolEntry store(Sink sink, long seq, byte[] payload) throws IOException {
@@ -40,8 +50,8 @@ public final class Spool {
         Path file = dir.resolve(String.format(Locale.ROOT, "%019d.json", seq));
         boolean isNew = !Files.exists(file);
         AtomicFiles.write(file, payload);
-        if (isNew) {
-            counter(sink.id()).incrementAndGet();
+        if (isNew && counter(sink.id()).incrementAndGet() == 1) {
+            waitingSince.put(sink.id(), clock.instant());
         }
         return new SpoolEntry(sink.id(), sink.queue(), file);
     }
@@ -57,6 +67,9 @@ public final class Spool {
                     .map(f -> new SpoolEntry(sink.id(), sink.queue(), f))
                     .toList();
             counter(sink.id()).set(entries.size());
+            if (!entries.isEmpty()) {
+                waitingSince.putIfAbsent(sink.id(), clock.instant());
+            }
             return entries;
         }
     }
@@ -80,7 +93,10 @@ public final class Spool {
     public void delivered(Exchange exchange) throws IOException {
         SpoolEntry entry = exchange.getProperty(ENTRY_PROPERTY, SpoolEntry.class);
         if (Files.deleteIfExists(entry.file())) {
-            counter(entry.sinkId()).decrementAndGet();
+            lastDelivered.put(entry.sinkId(), clock.instant());
+            if (counter(entry.sinkId()).decrementAndGet() <= 0) {
+                waitingSince.remove(entry.sinkId());
+            }
         }
     }
 
@@ -93,6 +109,20 @@ public final class Spool {
 
     public long depth(String sinkId) {
         return counter(sinkId).get();
+    }
+
+    public long totalDepth() {
+        return depth.values().stream().mapToLong(AtomicLong::get).sum();
+    }
+
+    /** When this sink last confirmed a delivery, or null. */
+    public Instant lastDelivered(String sinkId) {
+        return lastDelivered.get(sinkId);
+    }
+
+    /** Since when this sink has had something waiting, or null when its spool is empty. */
+    public Instant waitingSince(String sinkId) {
+        return waitingSince.get(sinkId);
     }
 
     public Map<String, AtomicLong> depths() {

@@ -27,6 +27,7 @@ public final class PollBackoff {
     private int consecutiveFailures;
     private boolean answeredOnce;
     private volatile String lastFailureKind = "none";
+    private volatile Instant lastAnswer;
 
     public PollBackoff(Clock clock, Duration interval, Duration ceiling) {
         this.clock = clock;
@@ -49,6 +50,7 @@ public final class PollBackoff {
         }
         consecutiveFailures = 0;
         answeredOnce = true;
+        lastAnswer = clock.instant();
         notBefore = Instant.MIN;
     }
 
@@ -75,6 +77,11 @@ public final class PollBackoff {
                     delay.isZero() ? "" : ", next poll in " + delay.toMillis() + " ms");
         }
         return delay;
+    }
+
+    /** When IMDS last answered with a complete document, or null. */
+    public Instant lastAnswer() {
+        return lastAnswer;
     }
 
     public String lastFailureKind() {

@@ -1,0 +1,54 @@
+package io.github.scheduledeventsbridge.health;
+
+import io.github.scheduledeventsbridge.delivery.Sink;
+import io.github.scheduledeventsbridge.delivery.SinkRegistry;
+import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.delivery.SpoolEntry;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+
+/**
+ * The delivery metrics that no route step can count: failed attempts (called by the sink error
+ * handler before each retry) and the spool depth per sink, as Micrometer meters on Camel's registry.
+ */
+public final class DeliveryMetrics implements Processor {
+
+    private final CamelContext context;
+    private final Spool spool;
+    private final SinkRegistry sinks;
+
+    public DeliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks) {
+        this.context = context;
+        this.spool = spool;
+        this.sinks = sinks;
+    }
+
+    /** onRedelivery: one failed attempt of the sink this exchange belongs to. */
+    @Override
+    public void process(Exchange exchange) {
+        SpoolEntry entry = exchange.getProperty(Spool.ENTRY_PROPERTY, SpoolEntry.class);
+        MeterRegistry registry = registry();
+        if (registry != null && entry != null) {
+            registry.counter("bridge.deliveries", "sink", entry.sinkId(), "outcome", "retry").increment();
+        }
+    }
+
+    /** Route step at start: bridge.spool.depth{sink=…}, read live from the spool. */
+    public void registerSpoolGauges() {
+        MeterRegistry registry = registry();
+        if (registry == null) {
+            return;
+        }
+        for (Sink sink : sinks.sinks()) {
+            Gauge.builder("bridge.spool.depth", spool, s -> s.depth(sink.id())).tag("sink", sink.id())
+                    .description("Undelivered messages waiting on disk").register(registry);
+        }
+    }
+
+    private MeterRegistry registry() {
+        return context.getRegistry().findSingleByType(MeterRegistry.class);
+    }
+}

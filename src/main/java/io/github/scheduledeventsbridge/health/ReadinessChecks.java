@@ -1,0 +1,66 @@
+package io.github.scheduledeventsbridge.health;
+
+import io.github.scheduledeventsbridge.delivery.Sink;
+import io.github.scheduledeventsbridge.delivery.SinkRegistry;
+import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.imds.PollBackoff;
+import org.apache.camel.CamelContext;
+import org.apache.camel.health.HealthCheckRegistry;
+import org.apache.camel.health.HealthCheckResultBuilder;
+import org.apache.camel.impl.health.AbstractHealthCheck;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The agent's readiness checks, registered with Camel's health-check registry. */
+public final class ReadinessChecks {
+
+    private ReadinessChecks() {
+    }
+
+    public static void register(CamelContext context, Readiness readiness, PollBackoff poll, Spool spool,
+                                SinkRegistry sinks, Clock clock) {
+        HealthCheckRegistry registry = HealthCheckRegistry.get(context);
+        registry.register(new Check("imds", builder -> report(builder, readiness.imds(poll.lastAnswer(), clock.instant()),
+                Map.of("consecutiveFailures", poll.consecutiveFailures(), "lastFailure", poll.lastFailureKind()))));
+        registry.register(new Check("spool", builder -> report(builder, readiness.spool(spool.totalDepth()),
+                Map.of("depth", spool.totalDepth()))));
+        registry.register(new Check("sinks", builder -> {
+            List<String> problems = new ArrayList<>();
+            for (Sink sink : sinks.sinks()) {
+                readiness.sink(sink.id(), spool.depth(sink.id()), spool.lastDelivered(sink.id()),
+                        spool.waitingSince(sink.id()), clock.instant()).ifPresent(problems::add);
+            }
+            report(builder, problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems)),
+                    Map.of("sinks", sinks.sinks().size()));
+        }));
+    }
+
+    private static void report(HealthCheckResultBuilder builder, Optional<String> problem, Map<String, Object> details) {
+        builder.details(details);
+        problem.ifPresentOrElse(p -> builder.message(p).down(), builder::up);
+    }
+
+    /** A readiness-only check (a stale IMDS must not get the agent restarted, only flagged). */
+    private static final class Check extends AbstractHealthCheck {
+        private final java.util.function.Consumer<HealthCheckResultBuilder> body;
+
+        Check(String id, java.util.function.Consumer<HealthCheckResultBuilder> body) {
+            super("bridge", id);
+            this.body = body;
+        }
+
+        @Override
+        public boolean isLiveness() {
+            return false;
+        }
+
+        @Override
+        protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
+            body.accept(builder);
+        }
+    }
+}
