@@ -1,0 +1,41 @@
+# scheduled-events-bridge: multi-stage build (Maven → JRE 17), runs as a non-root user with its state
+# in a volume. On an Azure VM, the container must reach IMDS at 169.254.169.254 (the default bridge
+# network does; so does --network host).
+#
+#   docker build -t scheduled-events-bridge .
+#   docker run -d --name seb -v seb-state:/var/lib/scheduled-events-bridge \
+#     -e BRIDGE_WEBHOOK_URLS=https://hooks.example.com/x -e BRIDGE_WEBHOOK_SECRET=… scheduled-events-bridge
+
+FROM maven:3.9-eclipse-temurin-17 AS build
+WORKDIR /src
+# Dependencies first: a source change does not download the world again.
+COPY pom.xml ./
+RUN mvn -B -q dependency:go-offline
+COPY config ./config
+COPY routes ./routes
+COPY src ./src
+RUN mvn -B -q package -DskipTests
+
+FROM eclipse-temurin:17-jre
+RUN groupadd --system --gid 10001 seb \
+ && useradd --system --uid 10001 --gid seb --home-dir /var/lib/scheduled-events-bridge --shell /usr/sbin/nologin seb \
+ && mkdir -p /var/lib/scheduled-events-bridge \
+ && chown seb:seb /var/lib/scheduled-events-bridge
+COPY --from=build /src/target/scheduled-events-bridge.jar /opt/scheduled-events-bridge/scheduled-events-bridge.jar
+COPY config/*.properties /opt/scheduled-events-bridge/config/
+# Inside a container the management port must be reachable through the published port; set
+# BRIDGE_MANAGEMENT_USERNAME/PASSWORD, or publish it on 127.0.0.1 only (-p 127.0.0.1:8080:8080).
+ENV BRIDGE_STATE_DIR=/var/lib/scheduled-events-bridge \
+    BRIDGE_MANAGEMENT_HOST=0.0.0.0
+VOLUME ["/var/lib/scheduled-events-bridge"]
+WORKDIR /opt/scheduled-events-bridge
+USER 10001:10001
+EXPOSE 8080 8089
+# Readiness over plain bash (no curl in the JRE image): IMDS answered recently, spool below threshold,
+# sinks delivering. Five tries, 30 s apart, give a starting agent time before it counts as unhealthy.
+HEALTHCHECK --interval=30s --timeout=5s --retries=5 \
+  CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /observe/health/ready HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3 | grep -q ' 200 '"]
+# Small, steady footprint: serial GC, bounded heap and metaspace, no JIT compiler tier 2.
+ENTRYPOINT ["java", "-XX:+UseSerialGC", "-Xms16m", "-Xmx96m", "-XX:MaxMetaspaceSize=96m", "-Xss512k", \
+            "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError", \
+            "-jar", "/opt/scheduled-events-bridge/scheduled-events-bridge.jar"]

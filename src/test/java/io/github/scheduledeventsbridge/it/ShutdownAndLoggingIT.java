@@ -1,0 +1,84 @@
+package io.github.scheduledeventsbridge.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.testing.AgentProcess;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The packaged agent stopped with SIGTERM during an outage, and its JSON log format. */
+class ShutdownAndLoggingIT {
+
+    private static final String A = "AAAAAAAA-1111-1111-1111-111111111111";
+    private static final String B = "BBBBBBBB-2222-2222-2222-222222222222";
+
+    @TempDir
+    Path work;
+
+    private Map<String, String> env(ScriptedImds imds, WebhookReceiver webhook, String... more) {
+        Map<String, String> env = new java.util.LinkedHashMap<>(AgentProcess.env(
+                "BRIDGE_IMDS_URL", imds.url(), "BRIDGE_IMDS_INSTANCE_URL", imds.instanceUrl(),
+                "BRIDGE_IMDS_POLL_INTERVAL", "200", "BRIDGE_STATE_DIR", work.resolve("state").toString(),
+                "BRIDGE_WEBHOOK_URLS", webhook.url(), "BRIDGE_WEBHOOK_SECRET", "s", "BRIDGE_DELIVERY_MAX_BACKOFF", "500"));
+        env.putAll(AgentProcess.env(more));
+        return env;
+    }
+
+    @Test
+    void sigtermDuringAWebhookOutageStopsPromptlyAndLosesNothing() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            webhook.answerWith(503);
+            imds.serve(Docs.document(2, Docs.scheduled(A, "Reboot", "", "vm"), Docs.scheduled(B, "Redeploy", "", "vm")));
+            AgentProcess first = AgentProcess.start("sigterm", env(imds, webhook), Map.of(), work);
+            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.failedAttempts().size() >= 2);
+            Instant stopping = Instant.now();
+            first.close(); // SIGTERM, then waits
+            assertThat(Duration.between(stopping, Instant.now())).as("shutdown is bounded").isLessThan(Duration.ofSeconds(20));
+            assertThat(first.isAlive()).isFalse();
+            assertThat(first.output()).contains("kept in the spool for the next start");
+            assertThat(webhook.delivered()).isEmpty();
+
+            webhook.answerWith(200);
+            try (AgentProcess second = AgentProcess.start("sigterm", env(imds, webhook), Map.of(), work)) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 2);
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+            assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
+        }
+    }
+
+    @Test
+    void jsonLogsAreOneJsonObjectPerLine() throws Exception {
+        ObjectMapper mapper = new ObjectMapper();
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(2, Docs.scheduled(A, "Reboot", "", "vm")));
+            try (AgentProcess agent = AgentProcess.start("json-logs", env(imds, webhook, "BRIDGE_LOG_FORMAT", "json"),
+                    Map.of(), work)) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() == 1);
+                await().atMost(Duration.ofSeconds(20)).until(() -> agent.output().contains(A));
+                List<String> lines = agent.output().lines().filter(l -> !l.isBlank()).toList();
+                assertThat(lines).hasSizeGreaterThan(10);
+                for (String line : lines) {
+                    JsonNode json = mapper.readTree(line);
+                    assertThat(json.path("@timestamp").asText()).as(line).isNotEmpty();
+                    assertThat(json.path("log.level").asText()).as(line).isNotEmpty();
+                }
+                assertThat(lines).anyMatch(l -> l.contains("\"log.logger\":\"io.github.scheduledeventsbridge.transitions\"")
+                        && l.contains("Scheduled Reboot " + A));
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.github.scheduledeventsbridge.packaging;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The packaging files, checked by the tools made for them (installed by bin/install-prerequisites):
+ * a missing tool fails the test rather than skipping it.
+ */
+class PackagingLintTest {
+
+    private static final Path UNIT = Path.of("packaging/systemd/scheduled-events-bridge.service");
+
+    private static String run(List<String> command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command) + " said:\n" + output).isZero();
+        return output;
+    }
+
+    @Test
+    void theSystemdUnitVerifies() throws Exception {
+        run(List.of("systemd-analyze", "verify", UNIT.toAbsolutePath().toString()));
+    }
+
+    @Test
+    void theSystemdUnitIsHardenedAsDocumented() throws Exception {
+        String unit = Files.readString(UNIT);
+        assertThat(unit).contains("DynamicUser=yes", "StateDirectory=scheduled-events-bridge", "ProtectSystem=strict",
+                "Restart=on-failure", "NoNewPrivileges=yes", "RestartPreventExitStatus=2");
+    }
+
+    @Test
+    void theDockerfilePassesTheLinter() throws Exception {
+        assertThat(run(List.of("dockerfilelint", "Dockerfile"))).contains("Issues: None found");
+    }
+
+    @Test
+    void theImageRunsAsNonRootWithAStateVolumeAndAHealthCheck() throws Exception {
+        String dockerfile = Files.readString(Path.of("Dockerfile"));
+        assertThat(dockerfile).contains("FROM maven:", " AS build", "FROM eclipse-temurin:17-jre", "USER 10001",
+                "VOLUME [\"/var/lib/scheduled-events-bridge\"]", "HEALTHCHECK", "-XX:+UseSerialGC");
+    }
+}
