@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge;
 
 import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
 import org.apache.camel.StartupListener;
 
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -19,10 +20,15 @@ final class StartupRecovery implements StartupListener {
     }
 
     @Override
-    public void onCamelContextFullyStarted(CamelContext context, boolean alreadyStarted) {
+    public void onCamelContextFullyStarted(CamelContext context, boolean alreadyStarted) throws Exception {
         // Camel passes alreadyStarted=true here even on the first start, hence the one-shot guard.
         if (done.compareAndSet(false, true)) {
-            context.createFluentProducerTemplate().to("direct:startup-recovery").send();
+            Exchange recovery = context.createFluentProducerTemplate().to("direct:startup-recovery").send();
+            if (recovery.getException() != null) {
+                // Without recovery the agent would never poll: refuse to start rather than sit idle.
+                throw new IllegalStateException("Start-up recovery failed: " + recovery.getException().getMessage(),
+                        recovery.getException());
+            }
         }
     }
 }

@@ -25,6 +25,10 @@ public final class Dispatcher {
         this.spool = spool;
     }
 
+    /**
+     * Writes every file first and forces them to disk together at the end; until this returns, the
+     * journal's outbox still holds the transitions, so a crash in between only means spooling again.
+     */
     public List<SpoolEntry> spool(List<OutboundEvent> events) throws IOException {
         List<SpoolEntry> entries = new ArrayList<>();
         for (Sink sink : registry.sinks()) {
@@ -35,13 +39,14 @@ public final class Dispatcher {
             if (sink.batched()) {
                 ArrayNode batch = MAPPER.createArrayNode();
                 accepted.forEach(e -> batch.add(e.cloudEvent()));
-                entries.add(spool.store(sink, accepted.get(0).seq(), MAPPER.writeValueAsBytes(batch)));
+                entries.add(spool.store(sink, accepted.get(0).seq(), MAPPER.writeValueAsBytes(batch), false));
             } else {
                 for (OutboundEvent event : accepted) {
-                    entries.add(spool.store(sink, event.seq(), MAPPER.writeValueAsBytes(event.cloudEvent())));
+                    entries.add(spool.store(sink, event.seq(), MAPPER.writeValueAsBytes(event.cloudEvent()), false));
                 }
             }
         }
+        spool.makeDurable(entries);
         return entries;
     }
 

@@ -35,6 +35,7 @@ public final class Spool {
     private final Map<String, Instant> lastDelivered = new ConcurrentHashMap<>();
     private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
     private final Clock clock;
+    private java.util.concurrent.ExecutorService fsyncPool;
 
     public Spool(Path root) {
         this(root, Clock.systemUTC());
@@ -46,14 +47,67 @@ public final class Spool {
     }
 
     public SpoolEntry store(Sink sink, long seq, byte[] payload) throws IOException {
+        return store(sink, seq, payload, true);
+    }
+
+    /**
+     * Stores without forcing to disk when {@code durable} is false: see {@link #makeDurable}, which
+     * must follow before the caller lets go of its own copy.
+     */
+    public SpoolEntry store(Sink sink, long seq, byte[] payload, boolean durable) throws IOException {
         Path dir = directory(sink.id());
         Path file = dir.resolve(String.format(Locale.ROOT, "%019d.json", seq));
         boolean isNew = !Files.exists(file);
-        AtomicFiles.write(file, payload);
+        AtomicFiles.write(file, payload, durable);
         if (isNew && counter(sink.id()).incrementAndGet() == 1) {
             waitingSince.put(sink.id(), clock.instant());
         }
         return new SpoolEntry(sink.id(), sink.queue(), file);
+    }
+
+    /**
+     * Forces many freshly stored files to disk at once: concurrent fsyncs share the file system's
+     * journal commits, so a 1000-event document costs a few commits instead of a thousand.
+     */
+    public void makeDurable(List<SpoolEntry> entries) throws IOException {
+        List<Path> paths = new java.util.ArrayList<>(entries.stream().map(SpoolEntry::file).toList());
+        paths.addAll(entries.stream().map(e -> e.file().getParent()).distinct().toList());
+        if (paths.size() <= 2) {
+            for (Path path : paths) {
+                AtomicFiles.force(path);
+            }
+            return;
+        }
+        List<java.util.concurrent.Future<?>> forced = new java.util.ArrayList<>();
+        for (Path path : paths) {
+            forced.add(fsyncPool().submit(() -> {
+                AtomicFiles.force(path);
+                return null;
+            }));
+        }
+        for (java.util.concurrent.Future<?> future : forced) {
+            try {
+                future.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while forcing the spool to disk", e);
+            }
+        }
+    }
+
+    /** A few daemon threads, created on the first big batch only: idle agents do not pay for them. */
+    private synchronized java.util.concurrent.ExecutorService fsyncPool() {
+        if (fsyncPool == null) {
+            java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+            fsyncPool = java.util.concurrent.Executors.newFixedThreadPool(8, r -> {
+                Thread t = new Thread(r, "spool-fsync-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return fsyncPool;
     }
 
     /** Pending messages of a sink, oldest first. */

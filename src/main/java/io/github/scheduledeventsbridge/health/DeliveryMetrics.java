@@ -32,7 +32,10 @@ public final class DeliveryMetrics implements Processor {
         SpoolEntry entry = exchange.getProperty(Spool.ENTRY_PROPERTY, SpoolEntry.class);
         MeterRegistry registry = registry();
         if (registry != null && entry != null) {
-            registry.counter("bridge.deliveries", "sink", entry.sinkId(), "outcome", "retry").increment();
+            // Same tag keys as the route's micrometer:counter steps, which add camelContext: Prometheus
+            // refuses one name with two sets of tag keys.
+            registry.counter("bridge.deliveries", "camelContext", context.getName(), "sink", entry.sinkId(),
+                    "outcome", "retry").increment();
         }
     }
 

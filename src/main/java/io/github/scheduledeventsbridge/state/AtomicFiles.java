@@ -18,6 +18,15 @@ public final class AtomicFiles {
     }
 
     public static void write(Path target, byte[] content) throws IOException {
+        write(target, content, true);
+    }
+
+    /**
+     * With {@code durable=false} the content is not forced to disk before the rename: the caller
+     * forces it later with {@link #force}, typically many files at once, while something else (the
+     * journal's outbox) still holds the data.
+     */
+    public static void write(Path target, byte[] content, boolean durable) throws IOException {
         Path tmp = target.resolveSibling("." + target.getFileName() + ".tmp");
         try {
             try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE,
@@ -26,12 +35,21 @@ public final class AtomicFiles {
                 while (buffer.hasRemaining()) {
                     channel.write(buffer);
                 }
-                channel.force(true);
+                if (durable) {
+                    channel.force(true);
+                }
             }
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(tmp);
             throw e;
+        }
+    }
+
+    /** Forces a file (or a directory's entries) to disk. */
+    public static void force(Path path) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            channel.force(true);
         }
     }
 }

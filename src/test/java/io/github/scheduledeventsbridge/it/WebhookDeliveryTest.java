@@ -1,6 +1,12 @@
 package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.imds.ImdsDocumentParser;
+import io.github.scheduledeventsbridge.imds.VmIdentity;
+import io.github.scheduledeventsbridge.state.TransitionJournal;
+import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
+import io.github.scheduledeventsbridge.transitions.ResourceFilter;
+import io.github.scheduledeventsbridge.transitions.TransitionDetector;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
@@ -12,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -122,6 +129,24 @@ class WebhookDeliveryTest {
                         .doesNotHaveDuplicates()
                         .allMatch(id -> id.startsWith("00000000-0000-0000-0000-"));
             }
+        }
+    }
+
+    @Test
+    void anOutboxLeftByACrashBetweenRecordingAndSpoolingIsDeliveredOnce() throws Exception {
+        String a = "AAAAAAAA-0000-0000-0000-00000000000A";
+        String doc = Docs.document(2, Docs.scheduled(a, "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-a"));
+        // What kill -9 right after the atomic record leaves behind: the document and an unspooled outbox.
+        Clock clock = Clock.systemUTC();
+        VmIdentity identity = new VmIdentity(clock);
+        new TransitionJournal(state, new TransitionDetector(), new CloudEventFactory(clock, identity),
+                new ResourceFilter(ResourceFilter.Mode.ALL, identity), clock).record(new ImdsDocumentParser().parse(doc));
+        imds.serve(doc);
+        try (WebhookReceiver webhook = WebhookReceiver.start("s"); InProcessAgent agent = agent(webhook.url()).start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+            assertThat(webhook.transitionsOf(a)).containsExactly("Scheduled");
         }
     }
 

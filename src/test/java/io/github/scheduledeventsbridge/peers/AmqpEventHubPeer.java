@@ -153,6 +153,9 @@ public final class AmqpEventHubPeer implements AutoCloseable {
 
     /** Own loop instead of reactor.run(): an event whose handling throws is logged and skipped, never fatal. */
     private void loop() {
+        // What reactor.run() sets: how long select() may block. Left at 0, every idle pass selects without
+        // waiting and the peer spins a whole CPU core (the 10 ms timer still wakes it for queued commands).
+        reactor.setTimeout(3141);
         reactor.start();
         for (boolean more = true; more; ) {
             try {

@@ -4,21 +4,82 @@ import io.github.scheduledeventsbridge.config.BridgeSettings.EmailSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
-/** The email sink: one mail per transition, through camel-mail (SMTP). */
+/**
+ * The email sink: one mail per transition, through camel-mail (SMTP). The route comes from the
+ * {@code email-sink} template (routes/email-sink.yaml); this class only builds its parameters.
+ */
 public final class EmailSink {
+
+    /** Time to open the TCP connection (camel-mail {@code connectionTimeout}, javamail {@code connectiontimeout}). */
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * Time to wait for any one server answer, and to write any one block. Generous, because a server may
+     * scan the message before answering the end of DATA, but bounded: a hung server costs a retry, never
+     * the lane.
+     */
+    static final Duration IO_TIMEOUT = Duration.ofSeconds(30);
 
     private EmailSink() {
     }
 
     public static Sink create(EmailSettings settings, Predicate<OutboundEvent> filter) {
-        return new Sink("email", settings.toString(), "email-sink", Map.of("endpoint", endpointUri(settings)), filter);
+        return new Sink("email", settings + ", " + filter, "email-sink",
+                Map.of("endpoint", endpointUri(settings),
+                        "mailFrom", settings.from(),
+                        "mailTo", String.join(",", settings.to())),
+                filter);
     }
 
-    /** The camel-mail endpoint; the password goes in RAW() so no character of it is reinterpreted. */
+    /**
+     * The camel-mail endpoint:
+     * {@code smtp://host:port?username=RAW(u)&password=RAW(p)&from=RAW(f)&to=RAW(a,b)&contentType=RAW(text/html; charset=UTF-8)
+     * &connectionTimeout=10000&mail.smtp.timeout=30000&mail.smtp.writetimeout=30000
+     * [&mail.smtp.starttls.enable=true&mail.smtp.starttls.required=true&mail.smtp.ssl.checkserveridentity=true]}.
+     * Every configured value goes in RAW() so that no character of it is reinterpreted ({@code +}, {@code &},
+     * {@code %}, {@code =}); username and password are left out when empty (no SMTP AUTH). camel-mail hands every
+     * {@code mail.*} parameter to JavaMail as is. STARTTLS is required, not merely enabled: a server (or a
+     * man in the middle) that does not offer it gets nothing, credentials included, and the message waits in
+     * the spool.
+     */
     static String endpointUri(EmailSettings s) {
-        throw new UnsupportedOperationException("email sink not implemented yet");
+        List<String> parameters = new ArrayList<>();
+        if (!s.username().isEmpty()) {
+            parameters.add("username=" + raw(s.username()));
+        }
+        if (!s.password().isEmpty()) {
+            parameters.add("password=" + raw(s.password()));
+        }
+        parameters.add("from=" + raw(s.from()));
+        parameters.add("to=" + raw(String.join(",", s.to())));
+        parameters.add("contentType=" + raw("text/html; charset=UTF-8"));
+        parameters.add("connectionTimeout=" + CONNECT_TIMEOUT.toMillis());
+        parameters.add("mail.smtp.timeout=" + IO_TIMEOUT.toMillis());
+        parameters.add("mail.smtp.writetimeout=" + IO_TIMEOUT.toMillis());
+        if (s.starttls()) {
+            parameters.add("mail.smtp.starttls.enable=true");
+            parameters.add("mail.smtp.starttls.required=true");
+            parameters.add("mail.smtp.ssl.checkserveridentity=true");
+        }
+        return "smtp://" + host(s.host()) + ":" + s.port() + "?" + String.join("&", parameters);
+    }
+
+    /** An IPv6 literal needs its brackets in a URI. */
+    private static String host(String host) {
+        return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+    }
+
+    /**
+     * Camel takes a RAW value as is. Camel finds the end of RAW(...) at the first ")" in some places (URI
+     * normalisation, masking of secrets in logs), so a value containing ")" goes in the other form Camel
+     * knows, RAW{...}.
+     */
+    static String raw(String value) {
+        return value.contains(")") && !value.contains("}") ? "RAW{" + value + "}" : "RAW(" + value + ")";
     }
 }

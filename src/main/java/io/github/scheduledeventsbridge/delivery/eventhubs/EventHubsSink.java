@@ -1,24 +1,77 @@
 package io.github.scheduledeventsbridge.delivery.eventhubs;
 
+import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.BridgeSettings.EventHubsSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
-/** The Event Hubs sink: the transitions of one document as one batch, through camel-azure-eventhubs. */
+/**
+ * The Event Hubs sink: the transitions of one document as one batch, through camel-azure-eventhubs
+ * (routes/eventhubs-sink.yaml). One sink, spool directory {@code spool/eventhubs/}.
+ */
 public final class EventHubsSink {
+
+    public static final String ID = "eventhubs";
+
+    /** The public cloud suffix that camel-azure-eventhubs 4.18 appends to the namespace (managed identity). */
+    static final String SERVICE_BUS_SUFFIX = ".servicebus.windows.net";
+    private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z][A-Za-z0-9-]{0,49}");
+    private static final Pattern HUB = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,255}");
 
     private EventHubsSink() {
     }
 
     public static Sink create(EventHubsSettings settings, Predicate<OutboundEvent> filter) {
-        return new Sink("eventhubs", settings.toString(), "eventhubs-sink",
+        return new Sink(ID, settings.toString(), "eventhubs-sink",
                 Map.of("endpoint", endpointUri(settings)), filter, true);
     }
 
+    /**
+     * The camel-azure-eventhubs endpoint. With a connection string (it names the hub in EntityPath), the
+     * string goes in RAW() so that no character of its key is reinterpreted:
+     * {@code azure-eventhubs:?connectionString=RAW(Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…;EntityPath=…)}.
+     * With the VM's managed identity (DefaultAzureCredential in the component):
+     * {@code azure-eventhubs:<namespace>/<hub>?credentialType=AZURE_IDENTITY}.
+     */
     static String endpointUri(EventHubsSettings s) {
-        throw new UnsupportedOperationException("Event Hubs sink not implemented yet");
+        if (s.managedIdentity()) {
+            String hub = s.hubName();
+            if (!HUB.matcher(hub).matches()) {
+                throw new BadConfigurationException("bridge.eventhubs.name",
+                        "'" + hub + "' is not an Event Hub name (letters, digits, '.', '-', '_')");
+            }
+            return "azure-eventhubs:" + namespaceName(s.namespace()) + "/" + hub + "?credentialType=AZURE_IDENTITY";
+        }
+        return "azure-eventhubs:?connectionString=RAW(" + s.connectionString() + ")";
+    }
+
+    /**
+     * The component appends {@value #SERVICE_BUS_SUFFIX} to the namespace, so it wants the bare name;
+     * {@code myns.servicebus.windows.net} and {@code sb://myns.servicebus.windows.net/} are accepted too.
+     * Other clouds' hosts cannot be reached that way: those need a connection string.
+     */
+    static String namespaceName(String namespace) {
+        String name = namespace.trim();
+        String lower = name.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("sb://")) {
+            name = name.substring("sb://".length());
+        }
+        if (name.endsWith("/")) {
+            name = name.substring(0, name.length() - 1);
+        }
+        if (name.toLowerCase(Locale.ROOT).endsWith(SERVICE_BUS_SUFFIX)) {
+            name = name.substring(0, name.length() - SERVICE_BUS_SUFFIX.length());
+        }
+        if (!NAMESPACE.matcher(name).matches()) {
+            throw new BadConfigurationException("bridge.eventhubs.namespace", "'" + namespace
+                    + "' is not an Event Hubs namespace name (e.g. 'myns' or 'myns" + SERVICE_BUS_SUFFIX
+                    + "'); for other clouds use bridge.eventhubs.connection-string");
+        }
+        return name;
     }
 }

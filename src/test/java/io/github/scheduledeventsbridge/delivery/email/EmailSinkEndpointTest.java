@@ -1,0 +1,138 @@
+package io.github.scheduledeventsbridge.delivery.email;
+
+import io.github.scheduledeventsbridge.config.BridgeSettings.EmailSettings;
+import io.github.scheduledeventsbridge.config.BridgeSettings.FilterSettings;
+import io.github.scheduledeventsbridge.delivery.Sink;
+import io.github.scheduledeventsbridge.delivery.SinkFilter;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.mail.MailConfiguration;
+import org.apache.camel.component.mail.MailEndpoint;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.EndpointHelper;
+import org.apache.camel.util.URISupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The camel-mail endpoint built from the settings, read back by camel-mail itself. */
+class EmailSinkEndpointTest {
+
+    private CamelContext camel;
+
+    @BeforeEach
+    void camel() {
+        camel = new DefaultCamelContext();
+        camel.start();
+    }
+
+    @AfterEach
+    void stop() {
+        camel.stop();
+    }
+
+    private static EmailSettings settings(String username, String password, boolean starttls) {
+        return new EmailSettings("smtp.example.com", 587, username, password, "bridge+vm@example.com",
+                List.of("ops@example.com", "on-call+azure@example.org"), starttls,
+                new FilterSettings(Set.of("Scheduled", "Started"), Set.of("Reboot"), false));
+    }
+
+    private MailConfiguration configuration(String uri) {
+        return camel.getEndpoint(uri, MailEndpoint.class).getConfiguration();
+    }
+
+    @Test
+    void withCredentialsAndStarttls() {
+        String uri = EmailSink.endpointUri(settings("bridge@example.com", "s3cret", true));
+
+        assertThat(uri).isEqualTo("smtp://smtp.example.com:587?username=RAW(bridge@example.com)&password=RAW(s3cret)"
+                + "&from=RAW(bridge+vm@example.com)&to=RAW(ops@example.com,on-call+azure@example.org)"
+                + "&contentType=RAW(text/html; charset=UTF-8)&connectionTimeout=10000"
+                + "&mail.smtp.timeout=30000&mail.smtp.writetimeout=30000"
+                + "&mail.smtp.starttls.enable=true&mail.smtp.starttls.required=true&mail.smtp.ssl.checkserveridentity=true");
+
+        MailConfiguration c = configuration(uri);
+        assertThat(c.getProtocol()).isEqualTo("smtp");
+        assertThat(c.getHost()).isEqualTo("smtp.example.com");
+        assertThat(c.getPort()).isEqualTo(587);
+        assertThat(c.getUsername()).isEqualTo("bridge@example.com");
+        assertThat(c.getPassword()).isEqualTo("s3cret");
+        assertThat(c.getFrom()).isEqualTo("bridge+vm@example.com");
+        assertThat(c.getTo()).isEqualTo("ops@example.com,on-call+azure@example.org");
+        assertThat(c.getContentType()).isEqualTo("text/html; charset=UTF-8");
+        assertThat(c.getConnectionTimeout()).isEqualTo(10_000);
+        Properties javaMail = c.getAdditionalJavaMailProperties();
+        assertThat(javaMail).containsEntry("mail.smtp.starttls.enable", "true")
+                .containsEntry("mail.smtp.starttls.required", "true")
+                .containsEntry("mail.smtp.ssl.checkserveridentity", "true")
+                .containsEntry("mail.smtp.timeout", "30000")
+                .containsEntry("mail.smtp.writetimeout", "30000");
+    }
+
+    @Test
+    void withoutCredentialsNorStarttls() {
+        String uri = EmailSink.endpointUri(settings("", "", false));
+
+        assertThat(uri).isEqualTo("smtp://smtp.example.com:587?from=RAW(bridge+vm@example.com)"
+                + "&to=RAW(ops@example.com,on-call+azure@example.org)&contentType=RAW(text/html; charset=UTF-8)"
+                + "&connectionTimeout=10000&mail.smtp.timeout=30000&mail.smtp.writetimeout=30000");
+        assertThat(uri).doesNotContain("username", "password", "starttls");
+
+        MailConfiguration c = configuration(uri);
+        assertThat(c.getUsername()).isNull();
+        assertThat(c.getPassword()).isNull();
+        assertThat(c.getAdditionalJavaMailProperties()).doesNotContainKeys("mail.smtp.starttls.enable",
+                "mail.smtp.starttls.required");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"p@ss+w&rd=%20 x", "a)b", "a)&b=c", "x}&y", "a)b}c", "${sys.user.home}", "ünï €", "RAW(x)", "&&=="})
+    void everyPasswordReachesCamelMailUnchanged(String password) {
+        String uri = EmailSink.endpointUri(settings("user", password, true));
+
+        assertThat(configuration(uri).getPassword()).isEqualTo(password);
+    }
+
+    @Test
+    void thePasswordIsMaskedWhereCamelLogsTheUri() {
+        for (String password : List.of("s3cret", "a)b", "a)b}c")) {
+            String uri = EmailSink.endpointUri(settings("user", password, true));
+            String masked = URISupport.sanitizeUri(uri);
+            assertThat(masked).as(masked).contains("xxxxxx").doesNotContain(password, password.substring(1));
+        }
+    }
+
+    @Test
+    void anIpv6HostGetsBrackets() {
+        EmailSettings s = new EmailSettings("::1", 25, "", "", "a@example.com", List.of("b@example.com"), false,
+                new FilterSettings(Set.of(), Set.of(), false));
+
+        String uri = EmailSink.endpointUri(s);
+
+        assertThat(uri).startsWith("smtp://[::1]:25?");
+        assertThat(EndpointHelper.matchEndpoint(camel, uri, "smtp://*")).isTrue();
+    }
+
+    @Test
+    void theSinkUsesTheEmailTemplateWithItsEndpointSenderAndRecipients() {
+        EmailSettings s = settings("u", "pw-not-in-description", true);
+        Sink sink = EmailSink.create(s, SinkFilter.all());
+
+        assertThat(sink.id()).isEqualTo("email");
+        assertThat(sink.queue()).isEqualTo("seda:sink-email");
+        assertThat(sink.routeTemplate()).isEqualTo("email-sink");
+        assertThat(sink.batched()).isFalse();
+        assertThat(sink.templateParameters()).containsOnlyKeys("endpoint", "mailFrom", "mailTo")
+                .containsEntry("endpoint", EmailSink.endpointUri(s))
+                .containsEntry("mailFrom", "bridge+vm@example.com")
+                .containsEntry("mailTo", "ops@example.com,on-call+azure@example.org");
+        assertThat(sink.description()).contains("smtp.example.com:587", "STARTTLS").doesNotContain("pw-not-in-description");
+    }
+}
