@@ -36,9 +36,6 @@ public final class BridgeApplication {
         Main main = new Main();
         main.configure().addConfiguration(BridgeConfiguration.class);
         main.setPropertyPlaceholderLocations(locations());
-        // Camel consults environment variables before system properties; an explicit -D must win.
-        System.getProperties().stringPropertyNames().stream().filter(key -> key.startsWith("bridge."))
-                .forEach(key -> main.addOverrideProperty(key, System.getProperty(key)));
         return main;
     }
 

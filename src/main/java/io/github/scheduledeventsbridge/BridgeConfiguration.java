@@ -63,9 +63,18 @@ public class BridgeConfiguration implements CamelConfiguration {
     @Override
     public void configure(CamelContext context) throws Exception {
         PropertiesComponent properties = context.getPropertiesComponent();
-        BridgeSettings settings = BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+        // Camel would let BRIDGE_* environment variables beat -D; the agent looks them up itself, in the
+        // documented order, and routes only read the checked values published below.
+        if (properties instanceof org.apache.camel.component.properties.PropertiesComponent camelProperties) {
+            camelProperties.setEnvironmentVariableMode(
+                    org.apache.camel.component.properties.PropertiesComponent.ENVIRONMENT_VARIABLES_MODE_NEVER);
+        }
+        Map<String, String> forced = new java.util.HashMap<>();
+        java.util.function.Function<String, String> lookup = key -> lookup(properties, forced, key);
+        BridgeSettings settings = BridgeSettings.read(lookup);
         if (settings.simulatorEnabled()) {
-            settings = startSimulator(context, settings);
+            forced.putAll(startSimulator(context, settings));
+            settings = BridgeSettings.read(lookup);
         }
         publishNormalizedValues(properties, settings);
 
@@ -193,8 +202,23 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
+    /**
+     * Precedence, highest first: values the agent forces (the simulator's URL), -D system properties,
+     * BRIDGE_* environment variables (bridge.imds.url → BRIDGE_IMDS_URL), then the properties files.
+     */
+    static String lookup(PropertiesComponent properties, Map<String, String> forced, String key) {
+        if (forced.containsKey(key)) {
+            return forced.get(key);
+        }
+        String value = System.getProperty(key);
+        if (value == null) {
+            value = System.getenv(key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_'));
+        }
+        return value != null ? value : properties.resolveProperty(key).orElse(null);
+    }
+
     /** The simulator runs inside this JVM and the agent is pointed at it (CONTRACT §1). */
-    private static BridgeSettings startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
+    private static Map<String, String> startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
         ImdsSimulator.Options options = ImdsSimulator.Options.defaults()
                 .withPort(settings.simulatorPort())
                 .withSpeed(settings.simulatorSpeed())
@@ -214,12 +238,10 @@ public class BridgeConfiguration implements CamelConfiguration {
                 simulator.close();
             }
         }, true, true);
-        PropertiesComponent properties = context.getPropertiesComponent();
-        properties.addOverrideProperty("bridge.imds.url", simulator.scheduledEventsUri().toString());
-        properties.addOverrideProperty("bridge.imds.instance-url", simulator.instanceComputeUri().toString());
         LOG.info("Built-in IMDS simulator listening on {} ({}x speed)", simulator.scheduledEventsUri(),
                 settings.simulatorSpeed());
-        return BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+        return Map.of("bridge.imds.url", simulator.scheduledEventsUri().toString(),
+                "bridge.imds.instance-url", simulator.instanceComputeUri().toString());
     }
 
     /** Routes read the checked values, so what they use is exactly what was validated. */

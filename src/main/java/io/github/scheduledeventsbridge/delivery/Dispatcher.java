@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.delivery;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.github.scheduledeventsbridge.state.StateWriteException;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 
 import java.io.IOException;
@@ -29,7 +30,15 @@ public final class Dispatcher {
      * Writes every file first and forces them to disk together at the end; until this returns, the
      * journal's outbox still holds the transitions, so a crash in between only means spooling again.
      */
-    public List<SpoolEntry> spool(List<OutboundEvent> events) throws IOException {
+    public List<SpoolEntry> spool(List<OutboundEvent> events) {
+        try {
+            return spoolAll(events);
+        } catch (IOException e) {
+            throw new StateWriteException(spool.root(), e);
+        }
+    }
+
+    private List<SpoolEntry> spoolAll(List<OutboundEvent> events) throws IOException {
         List<SpoolEntry> entries = new ArrayList<>();
         for (Sink sink : registry.sinks()) {
             List<OutboundEvent> accepted = events.stream().filter(sink.filter()).toList();

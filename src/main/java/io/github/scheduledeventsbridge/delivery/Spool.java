@@ -165,6 +165,10 @@ public final class Spool {
         return counter(sinkId).get();
     }
 
+    public Path root() {
+        return root;
+    }
+
     public long totalDepth() {
         return depth.values().stream().mapToLong(AtomicLong::get).sum();
     }

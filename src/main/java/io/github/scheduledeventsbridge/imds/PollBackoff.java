@@ -70,6 +70,12 @@ public final class PollBackoff {
             delay = longest(exponential, retryAfter(status.retryAfter()));
             notBefore = clock.instant().plus(delay);
         }
+        if (kind.equals("state-write")) {
+            // Not an IMDS problem, and one an operator must fix: say so every time, at ERROR.
+            LOG.error("A complete IMDS document could not be recorded: {}. Nothing is lost: the state is unchanged "
+                    + "and the change is recorded as soon as writing works again", cause.getMessage());
+            return delay;
+        }
         // One line for the first failure, then one a minute or so: an outage must not flood the log.
         if (consecutiveFailures == 1 || consecutiveFailures % 60 == 0) {
             LOG.warn("IMDS poll failed ({}: {}); nothing changes until a complete document arrives{}",
@@ -128,6 +134,9 @@ public final class PollBackoff {
             }
             if (t instanceof InvalidDocumentException) {
                 return "invalid-document";
+            }
+            if (t instanceof io.github.scheduledeventsbridge.state.StateWriteException) {
+                return "state-write";
             }
             if (t instanceof SocketTimeoutException || t instanceof HttpTimeoutException
                     || t.getClass().getSimpleName().contains("Timeout")) {

@@ -127,7 +127,11 @@ public final class TransitionJournal {
             item.put("seq", event.seq());
             item.set("event", event.cloudEvent());
         }
-        AtomicFiles.write(stateFile, MAPPER.writeValueAsBytes(root));
+        try {
+            AtomicFiles.write(stateFile, MAPPER.writeValueAsBytes(root));
+        } catch (IOException e) {
+            throw new StateWriteException(stateFile, e);
+        }
         // Memory follows disk only once the disk has it.
         document = newDocument;
         hasDocument = true;

@@ -48,6 +48,7 @@ public final class WebhookReceiver implements AutoCloseable {
     private final String secret;
     private final List<Request> requests = new ArrayList<>();
     private volatile int answer = 200;
+    private volatile java.time.Duration delay = java.time.Duration.ZERO;
 
     public WebhookReceiver(String secret) throws IOException {
         this.secret = secret;
@@ -64,6 +65,11 @@ public final class WebhookReceiver implements AutoCloseable {
     /** 200 = up; 503 (or any other) = the target is failing. */
     public void answerWith(int status) {
         answer = status;
+    }
+
+    /** A slow target: every answer comes after this delay. */
+    public void answerAfter(java.time.Duration delay) {
+        this.delay = delay;
     }
 
     public synchronized List<Request> requests() {
@@ -89,6 +95,13 @@ public final class WebhookReceiver implements AutoCloseable {
             String timestamp = exchange.getRequestHeaders().getFirst("X-Bridge-Timestamp");
             String signature = exchange.getRequestHeaders().getFirst("X-Bridge-Signature");
             int status = answer;
+            if (!delay.isZero()) {
+                try {
+                    new java.util.concurrent.CountDownLatch(1).await(delay.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             JsonNode json;
             try {
                 json = MAPPER.readTree(body);
