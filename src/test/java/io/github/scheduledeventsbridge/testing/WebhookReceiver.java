@@ -5,14 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -117,18 +114,9 @@ public final class WebhookReceiver implements AutoCloseable {
         }
     }
 
+    /** Computed independently of the agent's signer, the way a receiver would. */
     private String expectedSignature(String timestamp, byte[] body) {
-        if (secret == null || timestamp == null) {
-            return null;
-        }
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            mac.update((timestamp + ".").getBytes(StandardCharsets.UTF_8));
-            return "sha256=" + HexFormat.of().formatHex(mac.doFinal(body));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return secret == null || timestamp == null ? null : ApprovalClient.sign(secret, timestamp, body);
     }
 
     @Override
