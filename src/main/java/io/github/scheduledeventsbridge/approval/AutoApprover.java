@@ -48,6 +48,10 @@ public final class AutoApprover {
         this.clock = clock;
     }
 
+    public boolean hasRules() {
+        return policy.hasRules();
+    }
+
     /** Route step: the events to approve now (empty when there are no rules, or in dry-run mode). */
     public synchronized List<ScheduledEvent> due() throws IOException {
         if (!policy.hasRules()) {
