@@ -57,7 +57,7 @@ FIRST_POLL_TIMEOUT_S = 120     # JVM + Camel start on a slow 2-core box is a few
 WARMUP_POLLS = 5
 CHANGE_TIMEOUT_S = 10          # per change, as specified
 MAX_CONSECUTIVE_TIMEOUTS = 3   # the agent is stuck: stop that measurement instead of waiting 10 s × N
-IDLE_MIN_UPTIME_S = 20
+IDLE_MIN_UPTIME_S = 20        # default; --idle-after raises it (JIT activity fades with uptime)
 BURST_EVENTS = 1000
 BURST_TIMEOUT_S = 300
 STOP_GRACE_S = 15
@@ -332,13 +332,15 @@ class WebhookReceiver:
 # The agent process
 # ---------------------------------------------------------------------------------------------
 class Agent:
-    def __init__(self, name, java, jar, java_opts, workdir, env_extra):
+    def __init__(self, name, java, jar, java_opts, workdir, env_extra, state_parent=None):
         self.name = name
         self.cmd = [java, *java_opts, "-jar", jar]
         self.workdir = workdir
         self.log_path = os.path.join(workdir, f"agent-{name}.log")
-        self.state_dir = os.path.join(workdir, f"state-{name}")
-        os.makedirs(self.state_dir)
+        # Fresh state per run. Normally next to the logs (a disk: fsync costs what it costs);
+        # --state-parent /dev/shm takes fsync out of the picture, to see how much of the latency it is.
+        self.state_dir = tempfile.mkdtemp(prefix=f"state-{name}-", dir=state_parent or workdir)
+        register_cleanup(lambda: shutil.rmtree(self.state_dir, ignore_errors=True))
         # Nothing from the caller's environment may reconfigure the agent behind our back.
         env = {k: v for k, v in os.environ.items() if not k.startswith("BRIDGE_")}
         env.update(env_extra)
@@ -431,6 +433,89 @@ def cpu_ticks(pid):
         stat = f.read()
     fields = stat[stat.rindex(")") + 2:].split()  # comm may contain spaces; fields start at 3
     return int(fields[11]) + int(fields[12])      # fields 14 and 15 of proc(5)
+
+
+def thread_ticks(pid):
+    """{thread name: utime+stime ticks} over all threads (same-named threads summed)."""
+    out = {}
+    task_dir = f"/proc/{pid}/task"
+    for tid in os.listdir(task_dir):
+        try:
+            with open(f"{task_dir}/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:  # thread ended meanwhile
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        name = re.sub(r"#\d+$", "#n", name)  # 'GC Thread#0', 'GC Thread#1' ... grouped
+        fields = stat[stat.rindex(")") + 2:].split()
+        out[name] = out.get(name, 0) + int(fields[11]) + int(fields[12])
+    return out
+
+
+def system_busy_ticks():
+    """(busy, steal) clock ticks of the whole machine since boot, from the 'cpu' line of /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = v
+    return user + nice + system + irq + softirq, steal
+
+
+def own_ticks():
+    """CPU of the harness itself (its threads: servers, waits), excluding children."""
+    t = os.times()
+    return (t.user + t.system) * CLK_TCK
+
+
+class Background:
+    """CPU used by *other* processes (e.g. a concurrent mvn build) while a phase runs.
+
+    Machine busy time minus the agent's and the harness's own, in % of one core (the machine has
+    nproc × 100 %). Anything well above a few % means the latency figures are contaminated."""
+
+    def __init__(self, agent_pid=None):
+        self.agent_pid = agent_pid
+        self.t0 = time.monotonic()
+        self.busy0, self.steal0 = system_busy_ticks()
+        self.own0 = own_ticks()
+        self.agent0 = self._agent()
+
+    def _agent(self):
+        try:
+            return cpu_ticks(self.agent_pid) if self.agent_pid else 0
+        except OSError:  # agent gone
+            return 0
+
+    def result(self):
+        """(other processes % of one core, steal % of one core)."""
+        wall = max(time.monotonic() - self.t0, 1e-3)
+        busy, steal = system_busy_ticks()
+        agent = self._agent() - self.agent0 if self.agent_pid else 0
+        other = busy - self.busy0 - max(agent, 0) - (own_ticks() - self.own0)
+        return max(other, 0) / CLK_TCK / wall * 100, (steal - self.steal0) / CLK_TCK / wall * 100
+
+    def text(self):
+        other, steal = self.result()
+        return f"{other:.0f} % of one core busy in other processes, steal {steal:.1f} %"
+
+
+def wait_for_quiet(report, max_wait_s, threshold_pct, what):
+    """Bounded wait until other processes use < threshold_pct of one core over a 3 s window, so a
+    concurrent build does not end up in the figures. Proceeds anyway (with a note) after max_wait_s."""
+    if max_wait_s <= 0:
+        return
+    deadline = time.monotonic() + max_wait_s
+    other = None
+    for _ in range(int(max_wait_s // 3) + 1):  # bounded: one 3 s window per iteration
+        probe = Background()
+        pause(3)
+        other, _ = probe.result()
+        if other < threshold_pct:
+            return
+        if time.monotonic() >= deadline:
+            break
+        progress(f"machine busy ({other:.0f} % of one core in other processes): waiting before {what}")
+    report.notes.append(f"{what}: machine still busy after waiting {max_wait_s} s "
+                        f"({other:.0f} % of one core in other processes); measured anyway")
 
 
 def memory_status(pid):
@@ -555,6 +640,7 @@ class Report:
         self.failures = []
         self.notes = []
         self.sections = []   # extra markdown blocks (breakdowns)
+        self.raw = {}        # raw samples, written next to the report as JSON
 
     def row(self, label, n, unit, result, goal="—", ok=None):
         verdict = "—" if ok is None else ("✅ met" if ok else "❌ missed")
@@ -570,6 +656,7 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
     """Runs an agent at `interval_ms` and measures change -> webhook latency over n_changes."""
     title = f"Change → webhook latency @ {interval_ms} ms polling"
     agent = mkagent(f"poll{interval_ms}", {"BRIDGE_IMDS_POLL_INTERVAL": str(interval_ms)})
+    wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, f"run poll{interval_ms}")
     imds.reset_counters()
     hook.reset_counters()
     agent.start()
@@ -579,6 +666,7 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
                           agent, "warm-up polls"):
             raise BenchFailure(f"fewer than {WARMUP_POLLS} polls during warm-up")
         progress(f"{title}: warm-up done, {n_changes} changes")
+        background = Background(agent.pid)
         samples = []          # (change no., eventId, incarnation, t_change, t_arrival)
         timeouts = 0
         consecutive = 0
@@ -606,11 +694,14 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
             # the next change starts from an empty delivery lane (not measured).
             if previous is not None:
                 prev_key = (previous, "Cancelled")
-                wait_until(hook.cond, lambda: prev_key in hook.arrivals, CHANGE_TIMEOUT_S, agent,
-                           "the Cancelled transition")
+                if not wait_until(hook.cond, lambda: prev_key in hook.arrivals, CHANGE_TIMEOUT_S, agent,
+                                  "the Cancelled transition"):
+                    progress(f"change {i + 1}: Cancelled of the previous event not delivered within "
+                             f"{CHANGE_TIMEOUT_S} s")
             previous = event_id
             if (i + 1) % 25 == 0:
                 progress(f"{title}: {i + 1}/{n_changes}")
+        noise = background.text()
     finally:
         exit_code = agent.stop()
     # --- results ---
@@ -619,6 +710,10 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
     if not lat:
         raise BenchFailure("no change was delivered")
     p99 = pct(lat, 99)
+    report.raw[f"poll{interval_ms}"] = {
+        "samples": [{"no": no, "eventId": e, "incarnation": inc, "t_change": c, "t_arrival": a,
+                     "t_poll": imds.first_served.get(inc)} for no, e, inc, c, a in samples],
+        "polls": list(imds.polls)}
     report.row(f"{label_no}. {title}: p50 / p90 / p99 / max", len(lat), "ms", summary(lat),
                f"p99 ≤ {goal_ms} ms", p99 <= goal_ms)
     # Where the time goes: waiting for the next poll vs. the agent's own work after that poll.
@@ -658,7 +753,9 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
         "|---:|---:|---:|---:|---:|---|\n" +
         "".join(f"| {no} | {fmt_ms(t)} | {fmt_ms(w)} | {f(pl)} | {f(lh)} | `{e}` |\n"
                 for t, w, pl, lh, no, e in slow))
-    sanity(report, f"{label_no}g", imds, hook, agent, exit_code)
+    report.row(f"{label_no}g. background load during the {len(samples)} changes", 1, "—", noise,
+               "≈ 0 (quiet machine)", None)
+    sanity(report, f"{label_no}h", imds, hook, agent, exit_code)
     if timeouts:
         raise BenchFailure(f"{timeouts} of {n_changes} changes got no webhook within {CHANGE_TIMEOUT_S} s")
 
@@ -685,8 +782,9 @@ def sanity(report, label, imds, hook, agent, exit_code):
         report.notes.append(f"{agent.name} log WARN/ERROR sample: " + " ¦ ".join(x[:200] for x in first))
 
 
-def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, jcmd, label_no):
+def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, idle_after_s, jcmd, label_no):
     agent = mkagent("idle", {"BRIDGE_IMDS_POLL_INTERVAL": "1000"})
+    wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, "run idle")
     imds.reset_counters()
     hook.reset_counters()
     agent.start()
@@ -695,16 +793,28 @@ def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, jcmd, label_n
         first_poll(report, imds, agent)
         # --- 4. idle CPU: unchanging (empty) document, agent up >= 20 s ---------------------------
         uptime = time.monotonic() - agent.t_spawn
-        if uptime < IDLE_MIN_UPTIME_S:
-            pause(IDLE_MIN_UPTIME_S - uptime, agent)
+        if uptime < idle_after_s:
+            pause(idle_after_s - uptime, agent)
         progress(f"idle CPU: {idle_window_s} s window")
+        background = Background(agent.pid)
+        threads0 = thread_ticks(agent.pid)
         polls0, ticks0, t0 = len(imds.polls), cpu_ticks(agent.pid), time.monotonic()
         pause(idle_window_s, agent)
         ticks1, t1, polls1 = cpu_ticks(agent.pid), time.monotonic(), len(imds.polls)
+        threads1 = thread_ticks(agent.pid)
         cpu_pct = (ticks1 - ticks0) / CLK_TCK / (t1 - t0) * 100
         report.row(f"{label_no}. Idle CPU @ 1 Hz polling, unchanging document ({polls1 - polls0} polls in "
-                   f"{t1 - t0:.0f} s window)", f"{t1 - t0:.0f} s", "% of one core",
-                   f"{cpu_pct:.2f} % ({ticks1 - ticks0} ticks @ {CLK_TCK} Hz)", "≤ 0.5 %", cpu_pct <= 0.5)
+                   f"{t1 - t0:.0f} s window, from {t0 - agent.t_spawn:.0f} s uptime)", f"{t1 - t0:.0f} s", "% of one core",
+                   f"{cpu_pct:.2f} % ({ticks1 - ticks0} ticks @ {CLK_TCK} Hz; meanwhile {background.text()})",
+                   "≤ 0.5 %", cpu_pct <= 0.5)
+        # Which threads burn it (names as the JVM sets them, digits folded to '#'): polling thread
+        # vs JIT compiler vs GC vs others. Ticks are 1/CLK_TCK s samples, so small counts are coarse.
+        per_thread = sorted(((threads1.get(n, 0) - threads0.get(n, 0), n) for n in threads1), reverse=True)
+        top = [f"{n} {d}" for d, n in per_thread[:6] if d > 0]
+        report.row(f"{label_no}b. ↳ idle CPU by thread (top, ticks in the window)", len(threads1), "threads",
+                   ", ".join(top) or "no thread reached one tick")
+        report.raw["idle"] = {"cpu_pct": cpu_pct, "ticks": ticks1 - ticks0, "window_s": t1 - t0,
+                              "polls": polls1 - polls0, "threads": {n: d for d, n in per_thread if d > 0}}
         # --- 5. memory at the end of the idle window ------------------------------------------------
         mem = memory_status(agent.pid)
         rss, hwm = mem["VmRSS"] / 1024, mem["VmHWM"] / 1024
@@ -718,6 +828,7 @@ def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, jcmd, label_n
         progress(f"burst: one document with {BURST_EVENTS} new events")
         ids = [new_event_id() for _ in range(BURST_EVENTS)]
         pause(random.uniform(0, 1.0), agent)
+        background = Background(agent.pid)
         incarnation, t_change = imds.set_events([scheduled_event(e) for e in ids])
         keys = [(e, "Scheduled") for e in ids]
         done = wait_until(hook.cond, lambda: all(k in hook.arrivals for k in keys), BURST_TIMEOUT_S, agent,
@@ -728,27 +839,39 @@ def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, jcmd, label_n
             raise BenchFailure(f"only {len(arrived)}/{BURST_EVENTS} transitions within {BURST_TIMEOUT_S} s")
         t_poll = imds.first_served.get(incarnation, t_change)
         total_ms = (arrived[-1] - t_change) * 1000
+        logged = transition_log_times(agent.log_path)
+        log_times = sorted(logged[k] for k in keys if k in logged)
+        report.raw["burst"] = {"t_change": t_change, "t_poll": t_poll, "arrivals": arrived, "log_lines": log_times}
         report.row(f"{label_no + 2}. {BURST_EVENTS}-event document → all {BURST_EVENTS} Scheduled webhooks",
                    BURST_EVENTS, "ms", f"{total_ms:.0f} total (change→poll {(t_poll - t_change) * 1000:.0f}, "
                    f"poll→first webhook {(arrived[0] - t_poll) * 1000:.0f}, first→last webhook "
                    f"{(arrived[-1] - arrived[0]) * 1000:.0f})")
+        if log_times:
+            # The agent logs all transitions of a document, then spools all of them (one fsynced file
+            # each), then queues them: this splits the gap before the first webhook accordingly.
+            report.row(f"{label_no + 2}a. ↳ burst timeline from the poll: first / last 'transitions -' log line, "
+                       "first / last webhook", len(log_times), "ms after the poll",
+                       f"{(log_times[0] - t_poll) * 1000:.0f} / {(log_times[-1] - t_poll) * 1000:.0f} / "
+                       f"{(arrived[0] - t_poll) * 1000:.0f} / {(arrived[-1] - t_poll) * 1000:.0f}")
         span = arrived[-1] - arrived[0]
         report.row(f"{label_no + 2}b. {BURST_EVENTS}-event document: deliveries/s end-to-end "
                    f"(from change) / while delivering (first→last)", BURST_EVENTS, "deliveries/s",
                    f"{BURST_EVENTS / (arrived[-1] - t_change):.0f} / "
                    f"{(BURST_EVENTS - 1) / span:.0f}" if span > 0 else "n/a")
+        report.row(f"{label_no + 2}c. background load during the burst", 1, "—", background.text(),
+                   "≈ 0 (quiet machine)", None)
         mem = memory_status(agent.pid)
-        report.row(f"{label_no + 2}c. RSS / peak RSS after the {BURST_EVENTS}-event burst", 1, "MiB",
+        report.row(f"{label_no + 2}d. RSS / peak RSS after the {BURST_EVENTS}-event burst", 1, "MiB",
                    f"{mem['VmRSS'] / 1024:.1f} / {mem['VmHWM'] / 1024:.1f}")
     finally:
         exit_code = agent.stop()
-    sanity(report, f"{label_no + 2}d", imds, hook, agent, exit_code)
+    sanity(report, f"{label_no + 2}e", imds, hook, agent, exit_code)
 
 
 # ---------------------------------------------------------------------------------------------
 # Machine description
 # ---------------------------------------------------------------------------------------------
-def machine(java):
+def machine(java, state_parent):
     cpu = "?"
     try:
         with open("/proc/cpuinfo") as f:
@@ -768,7 +891,7 @@ def machine(java):
         jv = "?"
     fs = "?"
     try:
-        fs = subprocess.run(["stat", "-f", "-c", "%T", tempfile.gettempdir()], capture_output=True, text=True,
+        fs = subprocess.run(["stat", "-f", "-c", "%T", state_parent], capture_output=True, text=True,
                             timeout=10).stdout.strip() or "?"
     except (OSError, subprocess.TimeoutExpired):
         pass
@@ -778,7 +901,7 @@ def machine(java):
         "memory": mem,
         "java": jv,
         "kernel": platform.release(),
-        "state_fs": f"{tempfile.gettempdir()} ({fs})",
+        "state_fs": fs,
     }
 
 
@@ -808,13 +931,21 @@ def main():
     ap.add_argument("--quick", action="store_true", help="30 changes per latency run, 20 s idle window")
     ap.add_argument("--changes", type=int, help="changes per latency run (default 200, --quick 30)")
     ap.add_argument("--idle-window", type=int, help="idle CPU window in s (default 60, --quick 20)")
+    ap.add_argument("--idle-after", type=int, default=IDLE_MIN_UPTIME_S,
+                    help=f"start the idle CPU window at this agent uptime in s (default {IDLE_MIN_UPTIME_S})")
     ap.add_argument("--seed", type=int, help="random seed (default: time-based, printed)")
     ap.add_argument("--out", help="also write the Markdown report here")
+    ap.add_argument("--state-parent", help="create the agents' state dirs here (default: the scratch dir "
+                    "under /tmp; e.g. /dev/shm to measure without fsync cost)")
+    ap.add_argument("--quiet-wait", type=int, default=180,
+                    help="before each agent run, wait up to S s for other processes to go quiet (0 = don't)")
+    ap.add_argument("--quiet-threshold", type=float, default=15.0,
+                    help="'quiet' = other processes below this %% of one core (default 15)")
     args = ap.parse_args()
     n_changes = args.changes or (30 if args.quick else 200)
     idle_window = args.idle_window or (20 if args.quick else 60)
-    if not 1 <= n_changes <= 2000 or not 5 <= idle_window <= 600:
-        ap.error("--changes must be 1..2000 and --idle-window 5..600")
+    if not 1 <= n_changes <= 2000 or not 5 <= idle_window <= 600 or not 20 <= args.idle_after <= 1800:
+        ap.error("--changes must be 1..2000, --idle-window 5..600, --idle-after 20..1800")
     seed = args.seed if args.seed is not None else int(time.time())
     rng = random.Random(seed)
     random.seed(seed)
@@ -847,7 +978,10 @@ def main():
 
     report = Report()
     report.start_samples = []
-    info = machine(java)
+    report.quiet_wait = max(0, min(args.quiet_wait, 1800))
+    report.quiet_threshold = args.quiet_threshold
+    state_parent = os.path.abspath(args.state_parent or workdir)
+    info = machine(java, state_parent)
     header = [f"# scheduled-events-bridge benchmark — {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M:%S} UTC", ""]
     try:
         jar, sha = snapshot_jar(os.path.abspath(args.jar), workdir)
@@ -856,11 +990,14 @@ def main():
             f"- **JVM flags (BENCH_JAVA_OPTS)**: `{java_opts_raw or '(none — JVM defaults)'}`",
             f"- **Effective JVM**: {effective_jvm_flags(java, java_opts)}",
             f"- **Machine**: {info['nproc']} CPUs ({info['cpu']}), {info['memory']} RAM, kernel {info['kernel']}, "
-            f"`{info['java']}`; state dir on {info['state_fs']}",
+            f"`{info['java']}`; agent state dirs under `{state_parent}` ({info['state_fs']}, "
+            f"the agent fsyncs every state and spool write); load average at start {open('/proc/loadavg').read().split()[0]}",
             f"- **Mode**: {'quick' if args.quick else 'full'}; {n_changes} changes per latency run; idle window "
             f"{idle_window} s; seed {seed}; percentiles nearest-rank; webhook signed (HMAC-SHA256), "
             f"HTTP/1.1 keep-alive on both servers; each change replaces the single event with a new one "
-            f"(so it also yields a Cancelled transition, delivered but not timed)",
+            f"(so it also yields a Cancelled transition, delivered but not timed); before each agent run the harness "
+            f"waits up to {report.quiet_wait} s for other processes to drop below {report.quiet_threshold:.0f} % "
+            f"of one core",
             f"- **Scratch/logs**: `{workdir}`",
             "",
         ]
@@ -874,7 +1011,7 @@ def main():
         }
 
         def mkagent(name, extra):
-            return Agent(name, java, jar, java_opts, workdir, {**base_env, **extra})
+            return Agent(name, java, jar, java_opts, workdir, {**base_env, **extra}, args.state_parent)
 
         # Runs A and B: latency; run C: idle CPU, memory, burst. Each is independent: one failing
         # is reported and the others still run.
@@ -885,7 +1022,7 @@ def main():
                 report.fail(f"{label_no}. Change → webhook latency @ {interval} ms polling", e)
                 progress(f"FAILED: {e}")
         try:
-            idle_and_burst_run(report, imds, hook, mkagent, idle_window, jcmd, 4)
+            idle_and_burst_run(report, imds, hook, mkagent, idle_window, args.idle_after, jcmd, 4)
         except BenchFailure as e:
             report.fail("4–6. Idle CPU / memory / 1000-event document", e)
             progress(f"FAILED: {e}")
@@ -924,6 +1061,8 @@ def main():
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out, "w") as f:
             f.write(text)
+        with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
+            json.dump({"seed": seed, "java_opts": java_opts_raw, "rows": report.rows, **report.raw}, f)
     return 1 if report.failures else 0
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark of the packaged agent: latency, idle CPU, memory, burst throughput.
 #
-#   bench/run.sh [--jar PATH] [--quick] [--changes N] [--idle-window S] [--seed N]
+#   bench/run.sh [--jar PATH] [--quick] [--changes N] [--idle-window S] [--idle-after S] [--seed N]
+#                [--quiet-wait S] [--quiet-threshold PCT] [--state-parent DIR]   (see harness.py --help)
 #
 # Default jar: target/scheduled-events-bridge.jar of this repository (a copy is benchmarked, so a
 # rebuild during the run does no harm). JVM flags for the agent come from BENCH_JAVA_OPTS (default:
@@ -20,7 +21,7 @@ while (($#)); do
   case "$1" in
     --jar) [[ $# -ge 2 ]] || { echo "--jar needs a path" >&2; exit 2; }; jar="$2"; shift 2 ;;
     --jar=*) jar="${1#--jar=}"; shift ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) args+=("$1"); shift ;;   # --quick and the other options are the harness's
   esac
 done
