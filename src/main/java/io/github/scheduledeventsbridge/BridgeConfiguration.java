@@ -25,6 +25,7 @@ import io.github.scheduledeventsbridge.health.ReadinessChecks;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
+import io.github.scheduledeventsbridge.management.ManagementServer;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
@@ -77,6 +78,7 @@ public class BridgeConfiguration implements CamelConfiguration {
             settings = BridgeSettings.read(lookup);
         }
         publishNormalizedValues(properties, settings);
+        ManagementServer.install(context, settings.management());
 
         Clock clock = Clock.systemUTC();
         Registry registry = context.getRegistry();

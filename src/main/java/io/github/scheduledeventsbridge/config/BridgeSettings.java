@@ -44,7 +44,8 @@ public record BridgeSettings(
         int simulatorPort,
         double simulatorSpeed,
         List<String> simulatorScenarios,
-        boolean simulatorLoop) {
+        boolean simulatorLoop,
+        ManagementSettings management) {
 
     /** IMDS allows 5 requests per second. */
     public static final long MIN_POLL_INTERVAL_MS = 200;
@@ -165,7 +166,42 @@ public record BridgeSettings(
                 r.port("bridge.simulator.port", 0),
                 r.positiveDouble("bridge.simulator.speed", 60),
                 r.list("bridge.simulator.scenarios"),
-                r.bool("bridge.simulator.loop", true));
+                r.bool("bridge.simulator.loop", true),
+                management(r));
+    }
+
+    /** Health, metrics and the Hawtio console on one HTTP port; the console only with credentials. */
+    public record ManagementSettings(boolean enabled, String host, int port, String username, String password) {
+        public boolean credentials() {
+            return !username.isEmpty();
+        }
+
+        @Override
+        public String toString() {
+            return enabled ? "management on " + host + ":" + port + (credentials() ? " (user " + username + ")" : "")
+                    : "management off";
+        }
+    }
+
+    private static ManagementSettings management(Reader r) {
+        String host = r.nonBlank("bridge.management.host", "127.0.0.1");
+        try {
+            java.net.InetAddress.getByName(host);
+        } catch (java.net.UnknownHostException e) {
+            throw new BadConfigurationException("bridge.management.host", "'" + host + "' cannot be resolved to an address");
+        }
+        String username = r.string("bridge.management.username", "");
+        String password = r.string("bridge.management.password", "");
+        if (username.contains(":")) {
+            throw new BadConfigurationException("bridge.management.username", "must not contain ':' (HTTP Basic)");
+        }
+        if (username.isEmpty() != password.isEmpty()) {
+            throw username.isEmpty()
+                    ? new BadConfigurationException("bridge.management.username", "is required when bridge.management.password is set")
+                    : new BadConfigurationException("bridge.management.password", "is required when bridge.management.username is set");
+        }
+        return new ManagementSettings(r.bool("bridge.management.enabled", true), host,
+                r.port("bridge.management.port", 8080), username, password);
     }
 
     private static EventHubsSettings eventHubs(Reader r) {

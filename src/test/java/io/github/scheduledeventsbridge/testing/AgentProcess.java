@@ -41,6 +41,10 @@ public final class AgentProcess implements AutoCloseable {
         Path log = logs.resolve(name + "-" + RUNS.incrementAndGet() + ".log").toAbsolutePath();
         ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
+        // Any free management port unless the test chose one: tests must not depend on 8080 being free.
+        if (!env.containsKey("BRIDGE_MANAGEMENT_PORT") && !sysProps.containsKey("bridge.management.port")) {
+            builder.environment().put("BRIDGE_MANAGEMENT_PORT", "0");
+        }
         builder.environment().putAll(env);
         return new AgentProcess(builder.start(), log);
     }

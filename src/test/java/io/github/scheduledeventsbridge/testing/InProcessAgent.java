@@ -39,6 +39,8 @@ public final class InProcessAgent implements AutoCloseable {
 
         private Builder() {
             properties.put("bridge.imds.poll-interval", "200");
+            // Any free port: tests must not depend on 8080 being free.
+            properties.put("bridge.management.port", "0");
         }
 
         public Builder with(String key, String value) {

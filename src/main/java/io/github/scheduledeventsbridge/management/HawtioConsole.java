@@ -1,0 +1,154 @@
+package io.github.scheduledeventsbridge.management;
+
+import org.eclipse.jetty.ee10.webapp.WebAppContext;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ClassMatcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+
+/**
+ * The Hawtio 4 WAR packaged in the jar ({@code hawtio/hawtio.war}), unpacked and started on the first request
+ * to {@code /hawtio}: most agents never open the console, and an idle one should not pay for it.
+ *
+ * <p>Authentication is the management port's HTTP Basic in front of it, so Hawtio's own login is turned off
+ * ({@code hawtio.authenticationEnabled=false}), as is its proxy to other Jolokia agents
+ * ({@code hawtio.disableProxy=true}); both can be overridden with -D.
+ */
+final class HawtioConsole {
+
+    static final String WAR_RESOURCE = "/hawtio/hawtio.war";
+    private static final Logger LOG = LoggerFactory.getLogger(HawtioConsole.class);
+
+    private final Server server;
+    private WebAppContext webapp;
+    private Path directory;
+    private boolean closed;
+
+    HawtioConsole(Server server) {
+        this.server = server;
+    }
+
+    boolean handle(Request request, Response response, Callback callback) throws Exception {
+        WebAppContext started;
+        try {
+            started = started();
+        } catch (Exception e) {
+            LOG.error("The Hawtio console cannot start", e);
+            response.setStatus(HttpStatus.SERVICE_UNAVAILABLE_503);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+            response.write(true, ByteBuffer.wrap("The Hawtio console cannot start; see the agent's log.\n"
+                    .getBytes(StandardCharsets.UTF_8)), callback);
+            return true;
+        }
+        return started.handle(request, response, callback);
+    }
+
+    private synchronized WebAppContext started() throws Exception {
+        if (closed) {
+            throw new IllegalStateException("the management server is stopping");
+        }
+        if (webapp != null) {
+            return webapp;
+        }
+        long start = System.nanoTime();
+        setDefault("hawtio.authenticationEnabled", "false");
+        setDefault("hawtio.disableProxy", "true");
+        Path dir = Files.createTempDirectory("seb-hawtio-");
+        try {
+            unpack(dir);
+            WebAppContext context = new WebAppContext();
+            context.setContextPath("/hawtio");
+            context.setWar(dir.toString());
+            context.setParentLoaderPriority(false);
+            // One logging set-up for the whole agent: the WAR's own SLF4J and Log4j stay unused.
+            context.addProtectedClassMatcher(new ClassMatcher("org.slf4j.", "org.apache.logging.log4j."));
+            context.setThrowUnavailableOnStartupException(true);
+            context.setTempDirectory(dir.resolve(".jetty").toFile());
+            context.setServer(server);
+            context.start();
+            webapp = context;
+            directory = dir;
+            LOG.info("Hawtio console started in {} ms", (System.nanoTime() - start) / 1_000_000);
+            return context;
+        } catch (Exception e) {
+            delete(dir);
+            throw e;
+        }
+    }
+
+    synchronized void close() {
+        closed = true;
+        if (webapp != null) {
+            try {
+                webapp.stop();
+            } catch (Exception e) {
+                LOG.warn("Stopping the Hawtio console: {}", e.toString());
+            }
+            webapp = null;
+        }
+        if (directory != null) {
+            delete(directory);
+            directory = null;
+        }
+    }
+
+    private static void setDefault(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
+    }
+
+    private static void unpack(Path dir) throws IOException {
+        try (InputStream war = HawtioConsole.class.getResourceAsStream(WAR_RESOURCE)) {
+            if (war == null) {
+                throw new IOException(WAR_RESOURCE + " is not on the classpath (build with mvn package)");
+            }
+            try (ZipInputStream zip = new ZipInputStream(war)) {
+                for (ZipEntry entry; (entry = zip.getNextEntry()) != null; ) {
+                    Path target = dir.resolve(entry.getName()).normalize();
+                    if (!target.startsWith(dir)) {
+                        throw new IOException("unexpected entry in the Hawtio WAR: " + entry.getName());
+                    }
+                    if (entry.isDirectory()) {
+                        Files.createDirectories(target);
+                    } else {
+                        Files.createDirectories(target.getParent());
+                        Files.copy(zip, target, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void delete(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("Could not delete {}: {}", dir, e.toString());
+        }
+    }
+}

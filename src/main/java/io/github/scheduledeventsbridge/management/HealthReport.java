@@ -1,0 +1,111 @@
+package io.github.scheduledeventsbridge.management;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.config.BridgeSettings;
+import org.apache.camel.CamelContext;
+import org.apache.camel.health.HealthCheck;
+import org.apache.camel.health.HealthCheckHelper;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Whatever Camel health checks are registered, invoked and written as JSON:
+ * {@code {"status":"UP","checks":[{"id":…,"group":…,"status":…,"message":…,"details":{…}}]}}.
+ */
+final class HealthReport {
+
+    enum Kind { LIVENESS, READINESS, ALL }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Webhook URLs often carry their secret in the path or query (Slack, Teams): only their host is shown. */
+    private static final Pattern URL = Pattern.compile("https?://[^\\s\"'<>,;]+");
+
+    /** Details that only repeat the check's id, group and kind. */
+    private static final java.util.Set<String> REPEATED =
+            java.util.Set.of(HealthCheck.CHECK_ID, HealthCheck.CHECK_GROUP, HealthCheck.CHECK_KIND);
+
+    final boolean up;
+    final String json;
+
+    private HealthReport(boolean up, String json) {
+        this.up = up;
+        this.json = json;
+    }
+
+    /** Checks are invoked afresh; {@code details} false leaves out each check's message, error and details. */
+    static HealthReport of(CamelContext context, Kind kind, boolean details) {
+        boolean running = context.getStatus().isStarted();
+        // Exposure level "full": Camel's default would show the first check only while all are UP.
+        Collection<HealthCheck.Result> results = switch (kind) {
+            case LIVENESS -> HealthCheckHelper.invoke(context, check -> Map.of(HealthCheck.CHECK_KIND,
+                    HealthCheck.Kind.LIVENESS), check -> !check.isLiveness(), "full");
+            case READINESS -> HealthCheckHelper.invoke(context, check -> Map.of(HealthCheck.CHECK_KIND,
+                    HealthCheck.Kind.READINESS), check -> !check.isReadiness(), "full");
+            case ALL -> HealthCheckHelper.invoke(context, check -> Map.of(), check -> false, "full");
+        };
+        List<Map<String, Object>> checks = new ArrayList<>();
+        boolean up = running;
+        for (HealthCheck.Result result : sorted(results)) {
+            up &= result.getState() == HealthCheck.State.UP;
+            Map<String, Object> check = new LinkedHashMap<>();
+            check.put("id", result.getCheck().getId());
+            check.put("group", result.getCheck().getGroup());
+            check.put("status", result.getState().name());
+            if (details) {
+                result.getMessage().ifPresent(m -> check.put("message", redact(m)));
+                result.getError().ifPresent(e -> check.put("error", e.getClass().getSimpleName()
+                        + (e.getMessage() == null ? "" : ": " + redact(e.getMessage()))));
+                Map<String, Object> values = new TreeMap<>();
+                result.getDetails().forEach((key, value) -> {
+                    if (!REPEATED.contains(key)) {
+                        values.put(key, jsonValue(value));
+                    }
+                });
+                if (!values.isEmpty()) {
+                    check.put("details", values);
+                }
+            }
+            checks.add(check);
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("status", up ? "UP" : "DOWN");
+        body.put("camelContext", context.getStatus().name());
+        body.put("checks", checks);
+        try {
+            return new HealthReport(up, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static List<HealthCheck.Result> sorted(Collection<HealthCheck.Result> results) {
+        List<HealthCheck.Result> list = new ArrayList<>(results);
+        list.sort(Comparator.comparing((HealthCheck.Result r) -> String.valueOf(r.getCheck().getGroup()))
+                .thenComparing(r -> r.getCheck().getId()));
+        return list;
+    }
+
+    private static Object jsonValue(Object value) {
+        if (value == null || value instanceof Number || value instanceof Boolean) {
+            return value;
+        }
+        return redact(String.valueOf(value));
+    }
+
+    static String redact(String text) {
+        Matcher matcher = URL.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (matcher.find()) {
+            matcher.appendReplacement(out, Matcher.quoteReplacement(BridgeSettings.redact(matcher.group())));
+        }
+        return matcher.appendTail(out).toString();
+    }
+}

@@ -1,0 +1,134 @@
+package io.github.scheduledeventsbridge.management;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.micrometer.MicrometerConstants;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Routes the management port. With credentials configured, every path needs them except the two probes
+ * ({@code /observe/health/live} and {@code /ready}), which then answer their status to anyone but their
+ * details only to an authenticated caller.
+ */
+final class ManagementHandler extends Handler.Abstract {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ManagementHandler.class);
+    static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+    private static final long LOG_REFUSALS_EVERY_MS = 10_000;
+
+    private final CamelContext context;
+    private final BasicAuth auth;
+    private final HawtioConsole console;
+    private final AtomicLong lastRefusalLogged = new AtomicLong();
+
+    ManagementHandler(CamelContext context, BasicAuth auth, HawtioConsole console) {
+        this.context = context;
+        this.auth = auth;
+        this.console = console;
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        String path = request.getHttpURI().getCanonicalPath();
+        path = path == null ? "" : path;
+        BasicAuth.Outcome outcome = auth.check(request);
+        boolean authorized = outcome == BasicAuth.Outcome.ACCEPTED || outcome == BasicAuth.Outcome.NOT_REQUIRED;
+        if (outcome == BasicAuth.Outcome.WRONG) {
+            logRefusal(request, path);
+        }
+
+        if (path.equals("/hawtio") || path.startsWith("/hawtio/")) {
+            if (console == null) {
+                return text(response, callback, HttpStatus.NOT_FOUND_404, "The Hawtio console is off: it needs "
+                        + "bridge.management.username and bridge.management.password.\n");
+            }
+            return authorized ? console.handle(request, response, callback) : challenge(response, callback);
+        }
+
+        String method = request.getMethod();
+        boolean head = HttpMethod.HEAD.is(method);
+        if (!head && !HttpMethod.GET.is(method)) {
+            response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
+            return text(response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, "Only GET and HEAD here.\n");
+        }
+        String route = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+        return switch (route) {
+            case "/observe/health/live" -> health(response, callback, HealthReport.Kind.LIVENESS, authorized, head);
+            case "/observe/health/ready" -> health(response, callback, HealthReport.Kind.READINESS, authorized, head);
+            case "/observe/health" -> authorized
+                    ? health(response, callback, HealthReport.Kind.ALL, true, head) : challenge(response, callback);
+            case "/metrics" -> authorized ? metrics(response, callback, head) : challenge(response, callback);
+            default -> text(response, callback, HttpStatus.NOT_FOUND_404, "Not found. Try /observe/health/live, "
+                    + "/observe/health/ready, /observe/health, /metrics" + (console == null ? "" : " or /hawtio/") + ".\n");
+        };
+    }
+
+    private boolean health(Response response, Callback callback, HealthReport.Kind kind, boolean details, boolean head) {
+        HealthReport report = HealthReport.of(context, kind, details);
+        response.setStatus(report.up ? HttpStatus.OK_200 : HttpStatus.SERVICE_UNAVAILABLE_503);
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+        return send(response, callback, "application/json; charset=utf-8", head ? "" : report.json + "\n");
+    }
+
+    private boolean metrics(Response response, Callback callback, boolean head) {
+        PrometheusMeterRegistry metrics = prometheusRegistry();
+        if (metrics == null) {
+            return text(response, callback, HttpStatus.NOT_FOUND_404,
+                    "Metrics are off: camel.metrics.enabled is not true.\n");
+        }
+        String body = head ? "" : metrics.scrape();
+        response.setStatus(HttpStatus.OK_200);
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+        return send(response, callback, PROMETHEUS_TEXT, body);
+    }
+
+    /** The registry Camel Main sets up from {@code camel.metrics.*}, looked up when scraped (it comes late). */
+    private PrometheusMeterRegistry prometheusRegistry() {
+        MeterRegistry named = context.getRegistry()
+                .lookupByNameAndType(MicrometerConstants.METRICS_REGISTRY_NAME, MeterRegistry.class);
+        if (named instanceof PrometheusMeterRegistry prometheus) {
+            return prometheus;
+        }
+        java.util.Set<PrometheusMeterRegistry> all = context.getRegistry().findByType(PrometheusMeterRegistry.class);
+        return all.size() == 1 ? all.iterator().next() : null;
+    }
+
+    private static boolean challenge(Response response, Callback callback) {
+        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, BasicAuth.CHALLENGE);
+        return text(response, callback, HttpStatus.UNAUTHORIZED_401, "Authentication required.\n");
+    }
+
+    private static boolean text(Response response, Callback callback, int status, String body) {
+        response.setStatus(status);
+        return send(response, callback, "text/plain; charset=utf-8", body);
+    }
+
+    private static boolean send(Response response, Callback callback, String contentType, String body) {
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
+        response.write(true, ByteBuffer.wrap(bytes), callback);
+        return true;
+    }
+
+    private void logRefusal(Request request, String path) {
+        long now = System.currentTimeMillis();
+        long last = lastRefusalLogged.get();
+        if (now - last >= LOG_REFUSALS_EVERY_MS && lastRefusalLogged.compareAndSet(last, now)) {
+            LOG.warn("Management request to {} from {} refused: wrong credentials", path, Request.getRemoteAddr(request));
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package io.github.scheduledeventsbridge.management;
+
+import io.github.scheduledeventsbridge.config.BridgeSettings.ManagementSettings;
+import org.apache.camel.CamelContext;
+import org.apache.camel.support.service.ServiceSupport;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+
+/**
+ * The operators' HTTP port: {@code /observe/health} (with {@code /live} and {@code /ready}), {@code /metrics}
+ * (Prometheus) and the Hawtio console at {@code /hawtio}, on one embedded Jetty. It starts with the
+ * CamelContext and stops with it. What it shows is Camel's: the health checks registered with Camel, the
+ * Prometheus registry that {@code camel.metrics.*} sets up, the MBeans of camel-management.
+ *
+ * <p>Never open to the world by accident: without {@code bridge.management.username}/{@code password} it listens
+ * on 127.0.0.1 only, whatever {@code bridge.management.host} says, and the console is off (it can stop routes and
+ * call any MBean). With credentials, everything but the two probes needs HTTP Basic authentication.
+ *
+ * <p>A management port already in use does not stop the agent: delivering events matters more than observing
+ * them, so the failure is logged as an error and the agent runs on without this server.
+ */
+public final class ManagementServer extends ServiceSupport {
+
+    /** The server is bound in the Camel registry under this name (its {@link #port()} is the one it got). */
+    public static final String BEAN_NAME = "managementServer";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ManagementServer.class);
+
+    private final CamelContext context;
+    private final ManagementSettings settings;
+    private final String host;
+    private Server server;
+    private HawtioConsole console;
+    private volatile int port = -1;
+
+    private ManagementServer(CamelContext context, ManagementSettings settings, String host) {
+        this.context = context;
+        this.settings = settings;
+        this.host = host;
+    }
+
+    /**
+     * Adds the server to {@code context}, to start and stop with it. Disabled, there is no server and Camel
+     * registers no MBeans; called before the context starts.
+     */
+    public static void install(CamelContext context, ManagementSettings settings) {
+        if (!settings.enabled()) {
+            // Nothing would read Camel's MBeans (route and processor statistics): not keeping them saves ~16 MB.
+            context.disableJMX();
+            LOG.info("Management server off (bridge.management.enabled=false), and Camel's JMX MBeans with it");
+            return;
+        }
+        String host = settings.host();
+        if (!settings.credentials() && !isLoopback(host)) {
+            LOG.warn("bridge.management.host={} ignored: without bridge.management.username and bridge.management.password "
+                    + "the management server listens on 127.0.0.1 only", host);
+            host = "127.0.0.1";
+        } else if (settings.credentials() && !isLoopback(host)) {
+            LOG.warn("The management server listens on {} with HTTP Basic authentication over plain HTTP: "
+                    + "reach it through a TLS proxy or an SSH tunnel", host);
+        }
+        ManagementServer server = new ManagementServer(context, settings, host);
+        context.getRegistry().bind(BEAN_NAME, server);
+        try {
+            context.addService(server, true, false);
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot add the management server", e);
+        }
+    }
+
+    /** The port it listens on, or -1 when it does not listen. */
+    public int port() {
+        return port;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
+        threads.setName("management-http");
+        Server jetty = new Server(threads);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        ServerConnector connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
+        connector.setHost(host);
+        connector.setPort(settings.port());
+        jetty.addConnector(connector);
+        jetty.setStopTimeout(5_000);
+        jetty.setStopAtShutdown(false);
+        HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(jetty) : null;
+        jetty.setHandler(new ManagementHandler(context, new BasicAuth(settings.username(), settings.password()), hawtio));
+        try {
+            jetty.start();
+        } catch (Exception e) {
+            LOG.error("The management server cannot listen on {}:{} ({}): health, metrics and the Hawtio console are "
+                    + "unavailable; the agent runs on without them", host, settings.port(), rootMessage(e));
+            try {
+                jetty.stop();
+            } catch (Exception ignored) {
+                // it never started
+            }
+            return;
+        }
+        server = jetty;
+        console = hawtio;
+        port = connector.getLocalPort();
+        LOG.info("Management server on http://{}:{}: /observe/health/live, /observe/health/ready, /observe/health, "
+                        + "/metrics, {}", hostForUrl(host), port,
+                hawtio == null ? "no Hawtio console (no bridge.management.username/password)"
+                        : "Hawtio console at /hawtio (user " + settings.username() + ")");
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        Server jetty = server;
+        server = null;
+        port = -1;
+        if (jetty != null) {
+            jetty.stop();
+        }
+        if (console != null) {
+            console.close();
+            console = null;
+        }
+    }
+
+    static boolean isLoopback(String host) {
+        try {
+            InetAddress[] addresses = InetAddress.getAllByName(host);
+            for (InetAddress address : addresses) {
+                if (!address.isLoopbackAddress()) {
+                    return false;
+                }
+            }
+            return addresses.length > 0;
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
+    private static String hostForUrl(String host) {
+        return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+    }
+
+    /** For tests and logs: where it listens. */
+    public InetSocketAddress address() {
+        return port < 0 ? null : new InetSocketAddress(host, port);
+    }
+}
