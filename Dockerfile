@@ -23,8 +23,8 @@ RUN groupadd --system --gid 10001 seb \
  && chown seb:seb /var/lib/scheduled-events-bridge
 COPY --from=build /src/target/scheduled-events-bridge.jar /opt/scheduled-events-bridge/scheduled-events-bridge.jar
 COPY config/*.properties /opt/scheduled-events-bridge/config/
-# Inside a container the management port must be reachable through the published port; set
-# BRIDGE_MANAGEMENT_USERNAME/PASSWORD, or publish it on 127.0.0.1 only (-p 127.0.0.1:8080:8080).
+# Without BRIDGE_MANAGEMENT_USERNAME/PASSWORD the management server listens on the container's own
+# loopback only (the HEALTHCHECK below still works); set them to reach /metrics and Hawtio from outside.
 ENV BRIDGE_STATE_DIR=/var/lib/scheduled-events-bridge \
     BRIDGE_MANAGEMENT_HOST=0.0.0.0
 VOLUME ["/var/lib/scheduled-events-bridge"]

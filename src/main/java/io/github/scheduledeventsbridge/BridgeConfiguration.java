@@ -92,6 +92,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("vmIdentity", identity);
         registry.bind("journal", journal);
         registry.bind("spool", spool);
+        registerMBean(spool, "io.github.scheduledeventsbridge:type=Spool");
         registry.bind("sinkRegistry", sinks);
         registry.bind("dispatcher", new Dispatcher(sinks, spool));
         PollBackoff pollBackoff = new PollBackoff(clock, settings.pollInterval(), settings.imdsMaxBackoff());
@@ -192,6 +193,20 @@ public class BridgeConfiguration implements CamelConfiguration {
         SSLContextParameters parameters = new SSLContextParameters();
         parameters.setKeyManagers(keyManagers);
         return parameters;
+    }
+
+    /** Visible in Hawtio's JMX tree next to Camel's own MBeans; replaces a leftover from a previous context. */
+    private static void registerMBean(Object bean, String name) {
+        try {
+            javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+            javax.management.ObjectName objectName = new javax.management.ObjectName(name);
+            if (server.isRegistered(objectName)) {
+                server.unregisterMBean(objectName);
+            }
+            server.registerMBean(bean, objectName);
+        } catch (javax.management.JMException e) {
+            LOG.warn("Cannot register {} in JMX: {}", name, e.getMessage());
+        }
     }
 
     /** A stable directory name per target: the spool of a target survives restarts, its URL stays out of paths. */

@@ -25,7 +25,7 @@ import java.util.stream.Stream;
  * delivery; storing is idempotent (same sequence, same file), so spooling an outbox twice after a
  * crash cannot duplicate a message.
  */
-public final class Spool {
+public final class Spool implements SpoolMXBean {
 
     private static final Logger LOG = LoggerFactory.getLogger(Spool.class);
     public static final String ENTRY_PROPERTY = "bridgeSpoolEntry";
@@ -167,6 +167,18 @@ public final class Spool {
 
     public Path root() {
         return root;
+    }
+
+    @Override
+    public Map<String, Long> getDepthBySink() {
+        Map<String, Long> copy = new java.util.TreeMap<>();
+        depth.forEach((sink, count) -> copy.put(sink, count.get()));
+        return copy;
+    }
+
+    @Override
+    public long getTotalDepth() {
+        return totalDepth();
     }
 
     public long totalDepth() {

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.management.ManagementServer;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
@@ -11,6 +12,10 @@ import org.apache.camel.health.HealthCheckHelper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -27,6 +32,15 @@ class OperationsTest {
 
     private static double count(MeterRegistry registry, String name, String... tags) {
         return Search.in(registry).name(name).tags(tags).counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+
+    /** GET on the agent's management server: "status body". */
+    private static String scrape(InProcessAgent agent, String path) throws Exception {
+        int port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() + " " + response.body();
     }
 
     private static boolean ready(InProcessAgent agent) {
@@ -58,14 +72,23 @@ class OperationsTest {
                 assertThat(count(registry, "bridge.deliveries", "outcome", "delivered")).isEqualTo(1.0);
                 assertThat(Search.in(registry).name("bridge.imds.poll").timers()).isNotEmpty();
                 assertThat(Search.in(registry).name("bridge.spool.depth").gauges()).hasSize(1);
+                await().atMost(Duration.ofSeconds(20)).until(() -> scrape(agent, "/observe/health/ready").startsWith("200"));
+                String metrics = scrape(agent, "/metrics");
+                assertThat(metrics).startsWith("200").contains("bridge_imds_polls_total{").contains("outcome=\"ok\"")
+                        .contains("bridge_transitions_total{").contains("transition=\"Scheduled\"")
+                        .contains("bridge_deliveries_total{").contains("bridge_spool_depth{");
 
                 // IMDS outage: failures by kind, and readiness goes down, then up again.
                 imds.failWith(500, null);
                 await().atMost(Duration.ofSeconds(20)).until(() -> !ready(agent));
                 assertThat(readinessOf(agent, "imds")).startsWith("DOWN");
                 assertThat(count(registry, "bridge.imds.polls", "outcome", "server-error")).isPositive();
+                await().atMost(Duration.ofSeconds(20)).until(() -> scrape(agent, "/observe/health/ready").startsWith("503"));
+                assertThat(scrape(agent, "/observe/health/live")).startsWith("200");
+                assertThat(scrape(agent, "/metrics")).contains("outcome=\"server-error\"");
                 imds.recover();
                 await().atMost(Duration.ofSeconds(20)).until(() -> ready(agent));
+                await().atMost(Duration.ofSeconds(20)).until(() -> scrape(agent, "/observe/health/ready").startsWith("200"));
 
                 // Webhook outage: retries counted, spool depth visible, the sink check goes down.
                 webhook.answerWith(503);
