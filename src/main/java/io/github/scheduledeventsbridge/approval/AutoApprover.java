@@ -93,7 +93,7 @@ public final class AutoApprover {
         ScheduledEvent event = exchange.getMessage().getBody(ScheduledEvent.class);
         exchange.setProperty(ApprovalGate.EVENTS_PROPERTY, List.of(event));
         exchange.setProperty(RULE_PROPERTY, policy.approves(event, identity.vm()).orElse("?"));
-        exchange.getMessage().setBody("{\"StartRequests\":[{\"EventId\":\"" + event.eventId().replace("\"", "") + "\"}]}");
+        exchange.getMessage().setBody(ApprovalGate.startRequests(List.of(event)));
     }
 
     /** Route step: IMDS accepted the approval. */
