@@ -35,6 +35,7 @@ public final class BridgeApplication {
     public static Main newMain() {
         Main main = new Main();
         main.configure().addConfiguration(BridgeConfiguration.class);
+        main.setRoutesCollector(new ExactRoutesCollector());
         main.setPropertyPlaceholderLocations(locations());
         return main;
     }

@@ -1,0 +1,63 @@
+package io.github.scheduledeventsbridge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.spi.Resource;
+import org.junit.jupiter.api.Test;
+
+class ExactRoutesCollectorTest {
+
+    private final ExactRoutesCollector collector = new ExactRoutesCollector();
+
+    @Test
+    void theShippedIncludePatternNamesEveryRouteFileOfTheProject() throws IOException {
+        Properties shipped = new Properties();
+        try (Reader in = Files.newBufferedReader(Path.of("config/application.properties"))) {
+            shipped.load(in);
+        }
+        Set<String> named = Arrays.stream(shipped.getProperty("camel.main.routes-include-pattern").split(","))
+                .map(String::trim).collect(Collectors.toSet());
+        Set<String> files;
+        try (Stream<Path> routes = Files.list(Path.of("routes"))) {
+            files = routes.map(p -> "classpath:routes/" + p.getFileName()).collect(Collectors.toSet());
+        }
+        assertThat(named).as("a route file missing here would silently not run").isEqualTo(files);
+    }
+
+    @Test
+    void exactNamesAreResolvedWithoutAScanAndWildcardsStillScan() throws Exception {
+        try (DefaultCamelContext context = new DefaultCamelContext()) {
+            assertThat(names(collector.findRouteResourcesFromDirectory(context, null,
+                    "classpath:routes/poll.yaml, classpath:routes/dispatch.yaml")))
+                    .containsExactly("classpath:routes/poll.yaml", "classpath:routes/dispatch.yaml");
+            assertThat(collector.findRouteResourcesFromDirectory(context, null, "classpath:routes/*.yaml"))
+                    .hasSizeGreaterThanOrEqualTo(7);
+            assertThat(names(collector.findRouteResourcesFromDirectory(context, null, "classpath:routes/missing.yaml")))
+                    .as("a missing name is left to Camel, which reports it its own way")
+                    .isEqualTo(names(new org.apache.camel.main.DefaultRoutesCollector()
+                            .findRouteResourcesFromDirectory(context, null, "classpath:routes/missing.yaml")));
+        }
+    }
+
+    @Test
+    void onlyNamesWithoutWildcardsAreExact() {
+        assertThat(ExactRoutesCollector.isExact("classpath:routes/poll.yaml")).isTrue();
+        assertThat(ExactRoutesCollector.isExact("file:/etc/seb/routes/*.yaml")).isFalse();
+        assertThat(ExactRoutesCollector.isExact("classpath:routes/poll?.yaml")).isFalse();
+        assertThat(ExactRoutesCollector.isExact("classpath:routes/")).isFalse();
+    }
+
+    private static java.util.List<String> names(java.util.Collection<Resource> resources) {
+        return resources.stream().map(Resource::getLocation).toList();
+    }
+}
