@@ -91,6 +91,29 @@ class ImdsFaultsTest {
     }
 
     @Test
+    void aFailedPollIsOneRequestNeverRepeatedBehindTheAgentsBack() throws Exception {
+        imds.serve(DOC_SCHEDULED);
+        try (InProcessAgent agent = agent()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            PollBackoff backoff = agent.bean("pollBackoff", PollBackoff.class);
+            List<Consumer<ScriptedImds>> faults = List.of(
+                    i -> i.failWith(503, null), i -> i.failWith(429, "1"), ScriptedImds::dropConnections);
+            for (Consumer<ScriptedImds> fault : faults) {
+                int requestsBefore = imds.polls();
+                fault.accept(imds);
+                await().atMost(Duration.ofSeconds(30)).until(() -> backoff.consecutiveFailures() >= 3);
+                int failures = backoff.consecutiveFailures();
+                int requests = imds.polls() - requestsBefore;
+                // IMDS allows 5 requests/s: an HTTP client retrying on its own would double them (and hide failures).
+                assertThat(requests).as("requests to IMDS for %d failed polls", failures).isBetween(failures, failures + 1);
+                imds.recover();
+                await().atMost(Duration.ofSeconds(20)).until(() -> backoff.consecutiveFailures() == 0);
+            }
+            assertThat(webhook.transitionsOf(EVENT)).containsExactly("Scheduled");
+        }
+    }
+
+    @Test
     void aHungPollTimesOutAsATimeoutAndIsNotADocument() throws Exception {
         imds.serve(DOC_SCHEDULED);
         try (InProcessAgent agent = agent()) {

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ScriptedImds implements AutoCloseable {
 
-    public enum Mode { DOCUMENT, STATUS, TRUNCATED, EMPTY, HANG }
+    public enum Mode { DOCUMENT, STATUS, TRUNCATED, EMPTY, HANG, DROP }
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -81,6 +81,11 @@ public final class ScriptedImds implements AutoCloseable {
 
     public void serveEmpty() {
         mode = Mode.EMPTY;
+    }
+
+    /** Requests are read, then the connection is closed without any answer. */
+    public void dropConnections() {
+        mode = Mode.DROP;
     }
 
     public void hangFor(Duration duration) {
@@ -162,6 +167,10 @@ public final class ScriptedImds implements AutoCloseable {
                 case EMPTY -> {
                     faultsServed.incrementAndGet();
                     answer(exchange, 200, "");
+                }
+                case DROP -> {
+                    faultsServed.incrementAndGet();
+                    // No answer at all: the try-with-resources closes the exchange, which drops the connection.
                 }
                 case HANG -> {
                     faultsServed.incrementAndGet();
