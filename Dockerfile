@@ -23,6 +23,11 @@ RUN groupadd --system --gid 10001 seb \
  && chown seb:seb /var/lib/scheduled-events-bridge
 COPY --from=build /src/target/scheduled-events-bridge.jar /opt/scheduled-events-bridge/scheduled-events-bridge.jar
 COPY config/*.properties /opt/scheduled-events-bridge/config/
+COPY bin/create-cds-archive /opt/scheduled-events-bridge/bin/
+# Class-data sharing: a training run on the built-in simulator records the classes the agent loads, so
+# that every start maps them instead of reading them from the fat jar (start to first poll ~1 s sooner).
+RUN /opt/scheduled-events-bridge/bin/create-cds-archive /opt/scheduled-events-bridge/scheduled-events-bridge.jar \
+      /opt/scheduled-events-bridge/scheduled-events-bridge.jsa
 # Without BRIDGE_MANAGEMENT_USERNAME/PASSWORD the management server listens on the container's own
 # loopback only (the HEALTHCHECK below still works); set them to reach /metrics and Hawtio from outside.
 ENV BRIDGE_STATE_DIR=/var/lib/scheduled-events-bridge \
@@ -35,7 +40,9 @@ EXPOSE 8080 8089
 # sinks delivering. Five tries, 30 s apart, give a starting agent time before it counts as unhealthy.
 HEALTHCHECK --interval=30s --timeout=5s --retries=5 \
   CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /observe/health/ready HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3 | grep -q ' 200 '"]
-# Small, steady footprint: serial GC, bounded heap and metaspace, no JIT compiler tier 2.
+# Small, steady footprint: serial GC, bounded heap and metaspace, no JIT compiler tier 2; fast start
+# from the class-data-sharing archive made above.
 ENTRYPOINT ["java", "-XX:+UseSerialGC", "-Xms16m", "-Xmx96m", "-XX:MaxMetaspaceSize=96m", "-Xss512k", \
             "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError", \
+            "-XX:SharedArchiveFile=/opt/scheduled-events-bridge/scheduled-events-bridge.jsa", \
             "-jar", "/opt/scheduled-events-bridge/scheduled-events-bridge.jar"]

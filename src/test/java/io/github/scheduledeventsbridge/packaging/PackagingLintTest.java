@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.packaging;
 
+import io.github.scheduledeventsbridge.testing.ShippedJvmFlags;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -37,6 +38,24 @@ class PackagingLintTest {
         String unit = Files.readString(UNIT);
         assertThat(unit).contains("DynamicUser=yes", "StateDirectory=scheduled-events-bridge", "ProtectSystem=strict",
                 "Restart=on-failure", "NoNewPrivileges=yes", "RestartPreventExitStatus=2");
+    }
+
+    @Test
+    void theDockerfileTheSystemdUnitAndTheCdsTrainingRunUseTheSameJvmFlags() {
+        List<String> shipped = ShippedJvmFlags.shipped();
+        assertThat(shipped).contains("-XX:+UseSerialGC", "-Xmx96m", "-XX:TieredStopAtLevel=1");
+        assertThat(ShippedJvmFlags.systemd()).isEqualTo(shipped);
+        // ExitOnOutOfMemoryError does not change which classes load; everything else must match the archive's JVM.
+        assertThat(ShippedJvmFlags.cdsTraining())
+                .isEqualTo(shipped.stream().filter(f -> !f.equals("-XX:+ExitOnOutOfMemoryError")).toList());
+    }
+
+    @Test
+    void bothLaunchersUseTheClassDataSharingArchive() throws Exception {
+        assertThat(Files.readString(Path.of("Dockerfile")))
+                .contains("create-cds-archive", "-XX:SharedArchiveFile=/opt/scheduled-events-bridge/scheduled-events-bridge.jsa");
+        assertThat(Files.readString(UNIT))
+                .contains("-XX:SharedArchiveFile=/opt/scheduled-events-bridge/scheduled-events-bridge.jsa");
     }
 
     @Test

@@ -31,8 +31,15 @@ public final class AgentProcess implements AutoCloseable {
     /** Starts the jar; {@code env} entries are environment variables, {@code sysProps} become -D flags. */
     public static AgentProcess start(String name, Map<String, String> env, Map<String, String> sysProps,
                                      Path workDir) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m"));
+        return start(name, List.of("-Xmx128m"), env, sysProps, workDir);
+    }
+
+    /** As above, with these JVM options instead of the default {@code -Xmx128m}. */
+    public static AgentProcess start(String name, List<String> jvmOptions, Map<String, String> env,
+                                     Map<String, String> sysProps, Path workDir) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
         sysProps.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-jar");
         command.add(jar().toAbsolutePath().toString());
