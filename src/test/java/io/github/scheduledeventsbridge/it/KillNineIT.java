@@ -106,10 +106,11 @@ class KillNineIT {
         Map<String, String> status = new HashMap<>();   // what IMDS currently lists
         Set<String> expected = new TreeSet<>();          // eventId/transition pairs that must arrive
         long incarnation = 1;
-        int cycles = 8;
-        for (int cycle = 0; cycle < cycles; cycle++) {
-            // One change per cycle: a new event, a start, a completion or a cancellation.
-            String id = String.format("EEEEEEEE-0000-0000-0000-%012d", cycle);
+        int kills = 0;
+        int killedBeforeRecording = 0;
+        for (int change = 0; kills < 20; change++) {
+            // One change of the document: a new event, and every other one started, completed or cancelled.
+            String id = String.format("EEEEEEEE-0000-0000-0000-%012d", change);
             status.put(id, "Scheduled");
             expected.add(id + "/Scheduled");
             for (Map.Entry<String, String> e : new HashMap<>(status).entrySet()) {
@@ -131,14 +132,27 @@ class KillNineIT {
                 }
             }
             imds.serve(document(++incarnation, status));
-            try (AgentProcess agent = agent()) {
-                int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() > served);
-                // Die somewhere between detection, spooling and delivery.
-                await().pollDelay(Duration.ofMillis(random.nextInt(400))).until(() -> true);
-                agent.kill9();
-            }
+            // Kill at a random point after the agent fetched this document: before, while or after it records,
+            // spools and delivers. The document only changes again once a run has recorded it, as IMDS keeps a
+            // document until maintenance moves on: a change no run ever saw cannot be reported by anyone.
+            do {
+                // A webhook that answers late in some runs, so that some kills land mid-request.
+                webhook.answerAfter(Duration.ofMillis(random.nextInt(3) == 0 ? random.nextInt(300) : 0));
+                try (AgentProcess agent = agent()) {
+                    int served = imds.documentsServed();
+                    await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() > served);
+                    // Often within the first milliseconds (recording and spooling), otherwise up to 400 ms later.
+                    int delay = random.nextInt(3) == 0 ? random.nextInt(20) : random.nextInt(400);
+                    await().pollDelay(Duration.ofMillis(delay)).until(() -> true);
+                    agent.kill9();
+                    kills++;
+                }
+                if (recordedIncarnation() < incarnation) {
+                    killedBeforeRecording++;
+                }
+            } while (recordedIncarnation() < incarnation && kills < 40);
         }
+        webhook.answerAfter(Duration.ZERO);
         try (AgentProcess last = agent()) {
             await().atMost(Duration.ofSeconds(60)).until(() -> delivered().containsAll(expected));
             int served = imds.documentsServed();
@@ -150,6 +164,18 @@ class KillNineIT {
         Map<String, Set<String>> idsPerTransition = webhook.delivered().stream().collect(Collectors.groupingBy(
                 r -> r.eventId() + "/" + r.transition(), Collectors.mapping(WebhookReceiver.Request::id, Collectors.toSet())));
         assertThat(idsPerTransition.values()).allMatch(ids -> ids.size() == 1);
+        System.out.printf("KillNineIT: %d kills, %d before the document was recorded, %d transitions, %d deliveries%n",
+                kills, killedBeforeRecording, expected.size(), webhook.delivered().size());
+    }
+
+    /** The incarnation of the last document the agent recorded durably (-1 before the first). */
+    private long recordedIncarnation() throws IOException {
+        Path state = work.resolve("state").resolve("state.json");
+        if (!Files.exists(state)) {
+            return -1;
+        }
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(state.toFile())
+                .path("document").path("DocumentIncarnation").asLong(-1);
     }
 
     private Set<String> delivered() {
