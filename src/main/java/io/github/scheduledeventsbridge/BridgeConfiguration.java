@@ -31,6 +31,7 @@ import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.ResourceFilter;
 import io.github.scheduledeventsbridge.transitions.TransitionDetector;
+import io.github.scheduledeventsbridge.transitions.TransitionLog;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.component.platform.http.main.MainHttpServer;
 import org.apache.camel.CamelContext;
@@ -98,6 +99,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         PollBackoff pollBackoff = new PollBackoff(clock, settings.pollInterval(), settings.imdsMaxBackoff());
         registry.bind("pollBackoff", pollBackoff);
         registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks));
+        registry.bind("transitionLog", new TransitionLog(context));
         ReadinessChecks.register(context, new Readiness(settings.healthImdsStaleAfter(), settings.healthSpoolThreshold(),
                 settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, clock);
         registry.bind("imdsResponse", new ImdsResponse());
