@@ -61,6 +61,22 @@ class AutoApprovalTest {
     }
 
     @Test
+    void theApprovedMessageLeavesWithThePollThatApproved() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(document());
+            // One poll a minute: an Approved that waited for the next poll would not arrive within the test.
+            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.imds.poll-interval", "60000")
+                    .with("bridge.approval.auto.user-initiated", "true")
+                    .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(USER_REBOOT).contains("Approved"));
+                assertThat(imds.documentsServed()).as("delivered before a second poll").isEqualTo(1);
+                assertThat(webhook.transitionsOf(USER_REBOOT)).containsExactly("Scheduled", "Approved");
+            }
+        }
+    }
+
+    @Test
     void dryRunSendsNothingButSaysWhatItWouldApprove() throws Exception {
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
             imds.serve(document());
