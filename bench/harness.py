@@ -2,16 +2,31 @@
 """Benchmark harness for scheduled-events-bridge (python3 stdlib only).
 
 The harness plays both ends of the agent over loopback:
-  * a scripted IMDS whose Scheduled Events document it replaces at chosen moments, and
+  * a scripted IMDS whose Scheduled Events document it replaces at chosen moments, and which
+    records the StartRequests (approval) POSTs it receives, and
   * a webhook receiver that timestamps (time.monotonic()) every CloudEvent the agent POSTs,
-and runs the packaged agent jar as a subprocess against them. It performs three agent runs:
+and runs the packaged agent jar as a subprocess against them. Agent runs:
 
   run A  poll interval 1000 ms : start-to-first-poll, change->webhook latency
   run B  poll interval  200 ms : start-to-first-poll, change->webhook latency
+  run D  poll interval 1000 ms, auto-approval of user-initiated events: user event->StartRequests POST
   run C  poll interval 1000 ms : start-to-first-poll, idle CPU, RSS/heap, 1000-event document
+  bench/approval_latency.py    : remote approval request -> StartRequests POST (its own agent)
 
-and prints a Markdown report (also written to --out). Exit status is non-zero when any
-measurement could not be completed. Progress goes to stderr, the report to stdout.
+Side by side, in the same run and against the same scripted IMDS, the baseline: the seeds' own
+Python sample (bench/baseline/seed001_sample.py, Microsoft's doc sample, which polls once per
+second with sleep(1) and "delivers" by print()ing the event's Description). It runs as
+`python3 -u`, a feeder thread answers its input() menu with "1" lines, a reader thread timestamps
+each stdout line. Baseline runs: S1 latency (change->printed line), S2 user event->StartRequests
+POST, S3 idle CPU, RSS, 1000-event document (->all 1000 lines printed). Every scripted event puts
+its EventId into its Description ("... [<EventId>]", constant over the event's life) so that a
+printed line names its event; all events are Reboots (the sample prints Platform Reboots, but
+approves short Freezes instead of printing them). Agent and baseline runs alternate, so that both
+meet the same machine: A, S1, B, D, S2, C, S3, then bench/approval_latency.py.
+
+The Markdown report (also written to --out) has one column for the agent and one for the baseline.
+Exit status is non-zero when any measurement could not be completed. Progress goes to stderr, the
+report to stdout.
 
 Every wait is a Condition/Event wait with a timeout (no sleep loops), every loop is bounded in
 count and time, and every subprocess/server is torn down in finally/atexit.
@@ -61,7 +76,16 @@ IDLE_MIN_UPTIME_S = 20        # default; --idle-after raises it (JIT activity fa
 BURST_EVENTS = 1000
 BURST_TIMEOUT_S = 300
 STOP_GRACE_S = 15
-GLOBAL_DEADLINE_S = 45 * 60    # the whole benchmark, whatever happens
+GLOBAL_DEADLINE_S = 75 * 60    # the whole benchmark, whatever happens (a full run takes ~22 min)
+APPROVAL_API_TIMEOUT_S = 300   # bench/approval_latency.py, JVM start included
+
+# The baseline: the seeds' Python sample (see the module docstring).
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+SEED_SCRIPT = os.path.join(BENCH_DIR, "baseline", "seed001_sample.py")
+APPROVAL_SCRIPT = os.path.join(BENCH_DIR, "approval_latency.py")
+SEED_PERIOD_S = 1.0            # the sample's sleep(1): it cannot poll faster
+SEED_MAX_LINES = 1_000_000     # bound of the stdout reader loop
+SEED_MAX_FEEDS = 1_000_000     # bound of the stdin feeder loop
 
 # Wall clock ↔ monotonic offset, taken once: agent log timestamps are wall clock (UTC, ms).
 _WALL_MINUS_MONO = time.time() - time.monotonic()
@@ -151,9 +175,18 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A peer stopped by SIGTERM in the middle of a keep-alive connection resets it: expected.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 def _start_server(handler_cls, owner, name):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler_cls)
-    server.daemon_threads = True
+    server = _Server(("127.0.0.1", 0), handler_cls)
     server.owner = owner
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                               name=name, daemon=True)
@@ -170,18 +203,25 @@ def _start_server(handler_cls, owner, name):
 # ---------------------------------------------------------------------------------------------
 # Scripted IMDS
 # ---------------------------------------------------------------------------------------------
-def scheduled_event(event_id):
-    """One small IMDS event in the shape of Azure's doc (api-version 2020-07-01)."""
+def scheduled_event(event_id, source="Platform"):
+    """One small IMDS event in the shape of Azure's doc (api-version 2020-07-01).
+
+    A Reboot, for the agent and the baseline alike: the seed sample print()s Platform Reboots (its
+    only "delivery"), approves User events (source="User") and would approve a 5 s Freeze instead of
+    printing it. The EventId is in the Description, so that a line the sample prints names its
+    event; the Description is constant over the event's life (the agent sees no Rescheduled)."""
+    description = ("Virtual machine is going to be restarted as requested by authorized user."
+                   if source == "User" else "Host server is undergoing maintenance.")
     return {
         "EventId": event_id,
-        "EventType": "Freeze",
+        "EventType": "Reboot",
         "ResourceType": "VirtualMachine",
         "Resources": [VM_NAME],
         "EventStatus": "Scheduled",
         "NotBefore": formatdate(time.time() + 900, usegmt=True),  # RFC 1123, as IMDS sends it
-        "Description": "Host server is undergoing maintenance.",
-        "EventSource": "Platform",
-        "DurationInSeconds": 5,
+        "Description": f"{description} [{event_id}]",
+        "EventSource": source,
+        "DurationInSeconds": -1,   # "unknown or not applicable", as IMDS sends it for a Reboot
     }
 
 
@@ -207,10 +247,25 @@ class _ImdsHandler(_Handler):
         imds.note_rejected(t)
         return self._send(404, b'{"error":"Not found"}')
 
-    def do_POST(self):  # approvals (StartRequests) are not part of this benchmark
-        self._read_body()
-        self.server.owner.note_rejected(time.monotonic())
-        self._send(405, b'{"error":"not scripted"}')
+    def do_POST(self):
+        """Approvals: POST /metadata/scheduledevents {"StartRequests":[{"EventId":"…"}, …]}."""
+        body = self._read_body()
+        t = time.monotonic()  # arrival = whole request read
+        imds = self.server.owner
+        url = urlsplit(self.path)
+        if (url.path != "/metadata/scheduledevents" or self.headers.get("Metadata", "").lower() != "true"
+                or "api-version" not in parse_qs(url.query)):
+            imds.note_rejected(t)
+            return self._send(400, b'{"error":"Bad request"}')
+        try:
+            ids = [str(r["EventId"]).upper() for r in json.loads(body)["StartRequests"]]
+        except (ValueError, KeyError, TypeError):
+            ids = None
+        if not ids:
+            imds.note_rejected(t)
+            return self._send(400, b'{"error":"Bad request. StartRequests expected"}')
+        imds.note_start_requests(ids, t)
+        self._send(200)
 
 
 class ScriptedImds:
@@ -226,6 +281,9 @@ class ScriptedImds:
         self.first_get = None        # first GET of any kind (instance metadata or events)
         self.instance_gets = 0
         self.rejected = 0
+        self.start_requests = {}     # EventId -> monotonic arrival of its first StartRequests POST
+        self.start_request_posts = 0
+        self.start_request_repeats = 0  # EventIds approved again
         self.server = _start_server(_ImdsHandler, self, "scripted-imds")
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
 
@@ -269,13 +327,24 @@ class ScriptedImds:
                 self.first_get = t
             self.cond.notify_all()
 
+    def note_start_requests(self, event_ids, t):
+        with self.cond:
+            self.start_request_posts += 1
+            for event_id in event_ids:
+                if event_id in self.start_requests:
+                    self.start_request_repeats += 1
+                else:
+                    self.start_requests[event_id] = t
+            self.cond.notify_all()
+
     def reset_counters(self):
-        """Fresh bookkeeping for the next agent run (the document itself is reset too)."""
+        """Fresh bookkeeping for the next agent/baseline run (the document itself is reset too)."""
         with self.cond:
             self.incarnation = 0
             self._body = self._encode(0, [])
             self.polls, self.polls_incarnation, self.first_served = [], [], {}
             self.first_get, self.instance_gets, self.rejected = None, 0, 0
+            self.start_requests, self.start_request_posts, self.start_request_repeats = {}, 0, 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,6 +460,172 @@ class Agent:
                 return "".join(f.readlines()[-lines:])
         except OSError:
             return "(no log)"
+
+
+# ---------------------------------------------------------------------------------------------
+# The baseline process: the seeds' Python sample (bench/baseline/seed001_sample.py)
+# ---------------------------------------------------------------------------------------------
+_SEED_EVENT_ID = re.compile(r"\[([0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})\]")
+_SEED_PROCESSED = re.compile(r"Processed events from document: (\S+)")
+
+
+class SeedSample:
+    """`python3 -u seed001_sample.py` against the scripted IMDS, with two helper threads:
+
+    * a reader that timestamps (time.monotonic()) every stdout line as it arrives and notes the
+      EventIds it names (the sample "delivers" an event by print()ing its Description, which the
+      scripted documents end with "[<EventId>]") and its "Processed events from document: N" lines;
+    * a feeder that answers the sample's input() menu: each "1" runs advanced_sample() once (poll
+      with sleep(1) until DocumentIncarnation changes, handle that document, return). It keeps one
+      "1" spare in the pipe, so the sample never waits for the harness between two documents.
+
+    It offers what wait_until()/pause()/first_poll() use of an Agent (name, proc, pid, t_spawn,
+    alive(), log_tail(), stop())."""
+
+    def __init__(self, name, python, workdir, imds_url):
+        self.name = f"seed-{name}"
+        self.cmd = [python, "-u", SEED_SCRIPT]
+        self.workdir = workdir
+        self.stdout_path = os.path.join(workdir, f"{self.name}.stdout.log")   # timestamped transcript
+        self.stderr_path = os.path.join(workdir, f"{self.name}.stderr.log")
+        env = {k: v for k, v in os.environ.items() if k.lower() not in
+               ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "requests_ca_bundle")}
+        env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"  # as on a VM: IMDS bypasses proxies
+        env["SEED_IMDS_URL"] = imds_url
+        self.env = env
+        self.cond = threading.Condition()
+        self.printed = {}      # EventId -> monotonic time of the first stdout line naming it
+        self.processed = []    # (DocumentIncarnation as printed, monotonic time)
+        self.lines = 0
+        self.eof = False
+        self._ones_sent = 0
+        self._stopping = False
+        self._stdin_lock = threading.Lock()
+        self.proc = None
+        self.t_spawn = None
+        self.exit_code = None
+        self._threads = []
+
+    def start(self):
+        err = open(self.stderr_path, "wb")
+        try:
+            self.t_spawn = time.monotonic()
+            self.proc = subprocess.Popen(self.cmd, cwd=self.workdir, env=self.env, stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+        finally:
+            err.close()
+        register_cleanup(self.stop)
+        for target, what in ((self._read, "reader"), (self._feed, "feeder")):
+            thread = threading.Thread(target=target, name=f"{self.name}-{what}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        progress(f"baseline {self.name} started, pid {self.proc.pid}, output {self.stdout_path}")
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def _read(self):
+        """Buffered readline returns as soon as a whole line is in the pipe (no waiting for a full
+        buffer); the time is taken right after it. input()'s prompt has no final newline, so the
+        next printed line starts with its last blank: names are searched anywhere in the line."""
+        with open(self.stdout_path, "w") as transcript:
+            for _ in range(SEED_MAX_LINES):  # bounded
+                line = self.proc.stdout.readline()
+                t = time.monotonic()
+                if not line:
+                    break
+                text = line.decode("utf-8", errors="replace")
+                with self.cond:
+                    self.lines += 1
+                    for m in _SEED_EVENT_ID.finditer(text):
+                        self.printed.setdefault(m.group(1), t)
+                    m = _SEED_PROCESSED.search(text)
+                    if m:
+                        self.processed.append((m.group(1), t))
+                    self.cond.notify_all()
+                transcript.write(f"{(t - self.t_spawn) * 1000:12.1f} ms  {text.rstrip()}\n")
+        with self.cond:
+            self.eof = True
+            self.cond.notify_all()
+
+    def _feed(self):
+        """One "1" in use, one spare: sent = documents processed + 2."""
+        for _ in range(SEED_MAX_FEEDS):  # bounded; each turn sends a line or waits ≤ 0.5 s
+            with self.cond:
+                ready = self.cond.wait_for(lambda: self._stopping or self.eof
+                                           or self._ones_sent < len(self.processed) + 2, timeout=0.5)
+                if self._stopping or self.eof or _SHUTDOWN.is_set():
+                    return
+                if not ready:
+                    continue
+                self._ones_sent += 1
+            try:
+                with self._stdin_lock:
+                    self.proc.stdin.write(b"1\n")
+                    self.proc.stdin.flush()
+            except (OSError, ValueError):  # the sample is gone (broken pipe) or being stopped
+                return
+
+    def stop(self):
+        """SIGTERM (CPython's default action: exit at once), then SIGKILL. Idempotent."""
+        if self.proc is None or self.exit_code is not None:
+            return self.exit_code
+        with self.cond:
+            self._stopping = True
+            self.cond.notify_all()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                progress(f"{self.name} ignored SIGTERM for {STOP_GRACE_S} s: SIGKILL")
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.exit_code = self.proc.returncode
+        with self._stdin_lock:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self.proc.stdout.close()
+        return self.exit_code
+
+    def stderr_lines(self):
+        try:
+            with open(self.stderr_path, "r", errors="replace") as f:
+                return [ln.rstrip() for ln in f if ln.strip()]
+        except OSError:
+            return []
+
+    def log_tail(self, lines=15):
+        out = []
+        try:
+            with open(self.stdout_path, "r", errors="replace") as f:
+                out = f.readlines()[-lines:]
+        except OSError:
+            pass
+        return "".join(out) + "stderr: " + " ¦ ".join(self.stderr_lines()[-lines:])
+
+
+def seed_preflight(python):
+    """(python version, requests version) of the interpreter that runs the sample, or BenchFailure."""
+    try:
+        proc = subprocess.run([python, "-c", "import sys, requests; print(sys.version.split()[0], "
+                               "requests.__version__)"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise BenchFailure(f"cannot run {python}: {e}")
+    if proc.returncode != 0:
+        raise BenchFailure(f"the baseline needs the 'requests' module for {python} (Debian: apt-get install "
+                           f"python3-requests): {proc.stderr.strip().splitlines()[-1:]}")
+    if not os.path.isfile(SEED_SCRIPT):
+        raise BenchFailure(f"baseline script missing: {SEED_SCRIPT}")
+    return tuple(proc.stdout.split()[:2])
 
 
 def wait_until(cond, pred, timeout, agent, what):
@@ -634,22 +869,137 @@ def log_problems(log_path):
 # ---------------------------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------------------------
+# Labels of baseline figures for when the agent's row is missing (its run failed early).
+BASE_LABELS = {
+    "start": "1. Start to first poll", "start_events": "1b. spawn → first Scheduled Events GET",
+    "lat1000": "2. Change → delivered @ 1000 ms polling", "lat1000_wait": "2b. ↳ change → next poll that served it",
+    "lat1000_work": "2c. ↳ that poll → delivered", "lat1000_period": "2f. observed poll period",
+    "lat1000_bg": "2g. background load", "lat1000_sanity": "2h. sanity",
+    "lat200": "3. Change → delivered @ 200 ms polling",
+    "idle": "4. Idle CPU @ 1 Hz polling", "idle_threads": "4b. idle CPU by thread",
+    "rss": "5. RSS / peak RSS at end of idle window", "heap": "5b. Heap",
+    "burst": "6. 1000-event document → all delivered", "burst_rate": "6b. deliveries/s",
+    "burst_bg": "6c. background load during the burst", "rss_burst": "6d. RSS / peak RSS after the burst",
+    "burst_sanity": "6e. sanity",
+    "autoapprove": "7. User-initiated event → StartRequests POST",
+    "autoapprove_wait": "7b. ↳ change → next poll that served it", "autoapprove_work": "7c. ↳ that poll → POST",
+    "autoapprove_bg": "7e. background load", "autoapprove_sanity": "7f. sanity",
+    "approval_api": "8. Remote approval request → StartRequests POST", "eventhubs": "9. Event Hubs throughput",
+}
+
+
 class Report:
+    """Rows of the agent's figures, each optionally keyed; the baseline's figures are attached to the
+    row with the same key (one column further right), or get a row of their own if it has none."""
+
     def __init__(self):
-        self.rows = []       # (label, N, unit, result, goal, verdict)
+        self.rows = []       # (label, N, unit, result, goal, verdict, key)
+        self.baseline = {}   # key -> (text, ok or None, label for a row of its own)
         self.failures = []
         self.notes = []
         self.sections = []   # extra markdown blocks (breakdowns)
         self.raw = {}        # raw samples, written next to the report as JSON
 
-    def row(self, label, n, unit, result, goal="—", ok=None):
+    def row(self, label, n, unit, result, goal="—", ok=None, key=None):
         verdict = "—" if ok is None else ("✅ met" if ok else "❌ missed")
-        self.rows.append((label, str(n), unit, result, goal, verdict))
+        self.rows.append((label, str(n), unit, result, goal, verdict, key))
 
-    def fail(self, label, reason):
+    def fail(self, label, reason, key=None):
         first_line = str(reason).splitlines()[0] if str(reason) else repr(reason)
         self.failures.append(f"{label}: {reason}")
-        self.rows.append((label, "—", "—", f"**FAILED**: {first_line}", "—", "❌ not measured"))
+        self.rows.append((label, "—", "—", f"**FAILED**: {first_line}", "—", "❌ not measured", key))
+
+    def base(self, key, text, ok=None, label=None):
+        """The baseline's figure for the row `key` (label: used only if no agent row has that key)."""
+        self.baseline[key] = (text, ok, label)
+
+    def base_fail(self, keys, label, reason):
+        """A baseline measurement failed: its cells say so, and the run's exit status is non-zero."""
+        first_line = str(reason).splitlines()[0] if str(reason) else repr(reason)
+        self.failures.append(f"baseline {label}: {reason}")
+        for key in keys:
+            self.baseline[key] = (f"**FAILED**: {first_line}", False, f"{label} (baseline)")
+
+    def table(self):
+        """Rendered rows (label, N, unit, agent, baseline, goal, verdict), in figure-number order."""
+        used, out = set(), []
+        for label, n, unit, result, goal, verdict, key in self.rows:
+            text, ok = "—", None
+            if key is not None and key in self.baseline:
+                text, ok, _ = self.baseline[key]
+                used.add(key)
+            if ok is not None:
+                verdict = f"{verdict} · seed {'✅' if ok else '❌'}"
+            out.append((label, n, unit, result, text, goal, verdict))
+        for key, (text, ok, label) in self.baseline.items():
+            if key not in used:
+                out.append((label or BASE_LABELS.get(key, key), "—", "—", "—", text, "—",
+                            "—" if ok is None else f"seed {'✅ met' if ok else '❌'}"))
+
+        def number(r):  # '2b. …' -> 2; rows keep their order within a figure
+            m = re.match(r"(\d+)", r[0])
+            return int(m.group(1)) if m else 99
+        return sorted(out, key=number)
+
+
+def timed_changes(title, imds, proc, n_changes, period_s, rng, make_events, arrival, settle=None):
+    """The change loop of every latency figure, for the agent and the baseline alike.
+
+    Per change: a uniformly random pause within one poll period (random phase against the poller's
+    timer), a new document with one new event (the previous one is dropped), then arrival(eventId,
+    no) -> monotonic arrival time or None after CHANGE_TIMEOUT_S, then settle(previous eventId,
+    eventId, no) for whatever must land before the next change (not timed).
+    Returns ([(no, eventId, incarnation, t_change, t_arrival)], number of timeouts)."""
+    samples, timeouts, consecutive, previous = [], 0, 0, None
+    for i in range(n_changes):
+        check_deadline()
+        pause(rng.uniform(0, period_s), proc)
+        event_id = new_event_id()
+        incarnation, t_change = imds.set_events(make_events(event_id))
+        t_arrival = arrival(event_id, i + 1)
+        if t_arrival is not None:
+            samples.append((i + 1, event_id, incarnation, t_change, t_arrival))
+            consecutive = 0
+        else:
+            timeouts += 1
+            consecutive += 1
+            progress(f"{title}: change {i + 1}: nothing within {CHANGE_TIMEOUT_S} s")
+            if consecutive >= MAX_CONSECUTIVE_TIMEOUTS:
+                raise BenchFailure(f"{consecutive} consecutive changes timed out; log tail:\n{proc.log_tail()}")
+        if settle is not None:
+            settle(previous, event_id, i + 1)
+        previous = event_id
+        if (i + 1) % 25 == 0:
+            progress(f"{title}: {i + 1}/{n_changes}")
+    return samples, timeouts
+
+
+def arrival_in(cond, table, proc, what):
+    """An arrival() for timed_changes: waits until table()[key] exists (the dict guarded by cond;
+    table is a getter, since reset_counters() replaces the dicts)."""
+    def arrival(key, no):
+        if wait_until(cond, lambda: key in table(), CHANGE_TIMEOUT_S, proc, f"{what} of change {no}"):
+            with cond:
+                return table()[key]
+        return None
+    return arrival
+
+
+def wait_poll_split(imds, samples):
+    """(change -> first poll that served the new document, that poll -> arrival), in ms."""
+    wait_poll, after_poll = [], []
+    for _, _, inc, t_change, t_arr in samples:
+        t_poll = imds.first_served.get(inc)
+        if t_poll is not None:
+            wait_poll.append((t_poll - t_change) * 1000)
+            after_poll.append((t_arr - t_poll) * 1000)
+    return wait_poll, after_poll
+
+
+def poll_gaps(imds):
+    gaps = [(b - a) * 1000 for a, b in zip(imds.polls, imds.polls[1:])]
+    return (len(gaps), f"{statistics.fmean(gaps):.1f} / {fmt_ms(pct(gaps, 99))} / {fmt_ms(max(gaps))}") \
+        if gaps else (0, "n/a")
 
 
 def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng, label_no):
@@ -667,40 +1017,21 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
             raise BenchFailure(f"fewer than {WARMUP_POLLS} polls during warm-up")
         progress(f"{title}: warm-up done, {n_changes} changes")
         background = Background(agent.pid)
-        samples = []          # (change no., eventId, incarnation, t_change, t_arrival)
-        timeouts = 0
-        consecutive = 0
-        previous = None
-        period_s = interval_ms / 1000
-        for i in range(n_changes):
-            check_deadline()
-            # A uniformly random phase relative to the agent's poll timer.
-            pause(rng.uniform(0, period_s), agent)
-            event_id = new_event_id()
-            incarnation, t_change = imds.set_events([scheduled_event(event_id)])  # older event dropped
-            key = (event_id, "Scheduled")
-            ok = wait_until(hook.cond, lambda: key in hook.arrivals, CHANGE_TIMEOUT_S, agent,
-                            f"the Scheduled transition of change {i + 1}")
-            if ok:
-                samples.append((i + 1, event_id, incarnation, t_change, hook.arrivals[key]))
-                consecutive = 0
-            else:
-                timeouts += 1
-                consecutive += 1
-                progress(f"change {i + 1}: no webhook within {CHANGE_TIMEOUT_S} s")
-                if consecutive >= MAX_CONSECUTIVE_TIMEOUTS:
-                    raise BenchFailure(f"{consecutive} consecutive changes timed out; log tail:\n{agent.log_tail()}")
+
+        def settle(previous, _event_id, no):
             # Dropping the previous event yields a Cancelled transition; let it land too, so that
             # the next change starts from an empty delivery lane (not measured).
             if previous is not None:
                 prev_key = (previous, "Cancelled")
                 if not wait_until(hook.cond, lambda: prev_key in hook.arrivals, CHANGE_TIMEOUT_S, agent,
                                   "the Cancelled transition"):
-                    progress(f"change {i + 1}: Cancelled of the previous event not delivered within "
+                    progress(f"change {no}: Cancelled of the previous event not delivered within "
                              f"{CHANGE_TIMEOUT_S} s")
-            previous = event_id
-            if (i + 1) % 25 == 0:
-                progress(f"{title}: {i + 1}/{n_changes}")
+
+        arrivals = arrival_in(hook.cond, lambda: hook.arrivals, agent, "the Scheduled transition")
+        samples, timeouts = timed_changes(title, imds, agent, n_changes, interval_ms / 1000, rng,
+                                          lambda e: [scheduled_event(e)],
+                                          lambda e, no: arrivals((e, "Scheduled"), no), settle)
         noise = background.text()
     finally:
         exit_code = agent.stop()
@@ -714,8 +1045,9 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
         "samples": [{"no": no, "eventId": e, "incarnation": inc, "t_change": c, "t_arrival": a,
                      "t_poll": imds.first_served.get(inc)} for no, e, inc, c, a in samples],
         "polls": list(imds.polls)}
+    key = f"lat{interval_ms}"
     report.row(f"{label_no}. {title}: p50 / p90 / p99 / max", len(lat), "ms", summary(lat),
-               f"p99 ≤ {goal_ms} ms", p99 <= goal_ms)
+               f"p99 ≤ {goal_ms} ms", p99 <= goal_ms, key=key)
     # Where the time goes: waiting for the next poll vs. the agent's own work after that poll.
     logged = transition_log_times(agent.log_path)
     wait_poll, poll_to_hook, poll_to_log, log_to_hook, breakdown = [], [], [], [], []
@@ -733,18 +1065,18 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
                           None if t_log is None else (t_log - t_poll) * 1000,
                           None if t_log is None else (t_arr - t_log) * 1000, no, event_id))
     if wait_poll:
-        report.row(f"{label_no}b. ↳ change → next poll that served it", len(wait_poll), MS4, summary(wait_poll))
-        report.row(f"{label_no}c. ↳ that poll → webhook arrival (agent work)", len(poll_to_hook), MS4,
-                   summary(poll_to_hook))
+        report.row(f"{label_no}b. ↳ change → next poll that served it", len(wait_poll), MS4, summary(wait_poll),
+                   key=f"{key}_wait")
+        report.row(f"{label_no}c. ↳ that poll → webhook arrival (agent work; seed: poll → printed line)",
+                   len(poll_to_hook), MS4, summary(poll_to_hook), key=f"{key}_work")
     if poll_to_log:
         report.row(f"{label_no}d. ↳↳ poll → 'transitions -' log line (ms-resolution wall clock)",
                    len(poll_to_log), MS4, summary(poll_to_log))
         report.row(f"{label_no}e. ↳↳ log line → webhook arrival", len(log_to_hook), MS4, summary(log_to_hook))
-    gaps = [(b - a) * 1000 for a, b in zip(imds.polls, imds.polls[1:])]
-    if gaps:
-        report.row(f"{label_no}f. observed poll period (gap between GETs): mean / p99 / max", len(gaps), "ms",
-                   f"{statistics.fmean(gaps):.1f} / {fmt_ms(pct(gaps, 99))} / {fmt_ms(max(gaps))}",
-                   f"≈ {interval_ms} ms")
+    n_gaps, gaps_text = poll_gaps(imds)
+    if n_gaps:
+        report.row(f"{label_no}f. observed poll period (gap between GETs): mean / p99 / max", n_gaps, "ms",
+                   gaps_text, f"≈ {interval_ms} ms", key=f"{key}_period")
     slow = sorted(breakdown, reverse=True)[:5]
     f = lambda v: "n/a" if v is None else fmt_ms(v)
     report.sections.append(
@@ -754,30 +1086,32 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
         "".join(f"| {no} | {fmt_ms(t)} | {fmt_ms(w)} | {f(pl)} | {f(lh)} | `{e}` |\n"
                 for t, w, pl, lh, no, e in slow))
     report.row(f"{label_no}g. background load during the {len(samples)} changes", 1, "—", noise,
-               "≈ 0 (quiet machine)", None)
-    sanity(report, f"{label_no}h", imds, hook, agent, exit_code)
+               "≈ 0 (quiet machine)", None, key=f"{key}_bg")
+    sanity(report, f"{label_no}h", imds, hook, agent, exit_code, key=f"{key}_sanity")
     if timeouts:
         raise BenchFailure(f"{timeouts} of {n_changes} changes got no webhook within {CHANGE_TIMEOUT_S} s")
 
 
-def first_poll(report, imds, agent):
+def first_poll(report, imds, agent, samples=None):
     if not wait_until(imds.cond, lambda: imds.first_get is not None, FIRST_POLL_TIMEOUT_S, agent, "the first poll"):
         raise BenchFailure(f"no IMDS request within {FIRST_POLL_TIMEOUT_S} s; log tail:\n{agent.log_tail()}")
     wait_until(imds.cond, lambda: imds.polls, FIRST_POLL_TIMEOUT_S, agent, "the first scheduledevents poll")
     ms_any = (imds.first_get - agent.t_spawn) * 1000
     ms_events = (imds.polls[0] - agent.t_spawn) * 1000
-    report.start_samples.append((agent.name, ms_any, ms_events))
-    progress(f"agent {agent.name}: first IMDS GET after {ms_any:.0f} ms, first events poll after {ms_events:.0f} ms")
+    (report.start_samples if samples is None else samples).append((agent.name, ms_any, ms_events))
+    progress(f"{agent.name}: first IMDS GET after {ms_any:.0f} ms, first events poll after {ms_events:.0f} ms")
 
 
-def sanity(report, label, imds, hook, agent, exit_code):
+def sanity(report, label, imds, hook, agent, exit_code, key=None):
     warns, first = log_problems(agent.log_path)
-    with hook.cond:
+    with hook.cond, imds.cond:
         text = (f"{hook.count} POSTs, {hook.duplicates} duplicates, {hook.bad_signatures} bad signatures, "
                 f"{hook.unparsable} unparsable; IMDS rejected {imds.rejected} requests; "
+                f"{imds.start_request_posts} StartRequests POSTs ({imds.start_request_repeats} repeated); "
                 f"agent WARN/ERROR log lines {warns}; exit code after SIGTERM {exit_code}")
-    ok = hook.duplicates == 0 and hook.bad_signatures == 0 and hook.unparsable == 0 and imds.rejected == 0
-    report.row(f"{label}. sanity ({agent.name})", hook.count, "POSTs", text, "no dup/bad sig/rejects", ok)
+        ok = (hook.duplicates == 0 and hook.bad_signatures == 0 and hook.unparsable == 0 and imds.rejected == 0
+              and imds.start_request_repeats == 0)
+    report.row(f"{label}. sanity ({agent.name})", hook.count, "POSTs", text, "no dup/bad sig/rejects", ok, key=key)
     if first:
         report.notes.append(f"{agent.name} log WARN/ERROR sample: " + " ¦ ".join(x[:200] for x in first))
 
@@ -806,24 +1140,26 @@ def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, idle_after_s,
         report.row(f"{label_no}. Idle CPU @ 1 Hz polling, unchanging document ({polls1 - polls0} polls in "
                    f"{t1 - t0:.0f} s window, from {t0 - agent.t_spawn:.0f} s uptime)", f"{t1 - t0:.0f} s", "% of one core",
                    f"{cpu_pct:.2f} % ({ticks1 - ticks0} ticks @ {CLK_TCK} Hz; meanwhile {background.text()})",
-                   "≤ 0.5 %", cpu_pct <= 0.5)
+                   "≤ 0.5 %", cpu_pct <= 0.5, key="idle")
         # Which threads burn it (names as the JVM sets them, digits folded to '#'): polling thread
         # vs JIT compiler vs GC vs others. Ticks are 1/CLK_TCK s samples, so small counts are coarse.
         per_thread = sorted(((threads1.get(n, 0) - threads0.get(n, 0), n) for n in threads1), reverse=True)
         top = [f"{n} {d}" for d, n in per_thread[:6] if d > 0]
         report.row(f"{label_no}b. ↳ idle CPU by thread (top, ticks in the window)", len(threads1), "threads",
-                   ", ".join(top) or "no thread reached one tick")
+                   ", ".join(top) or "no thread reached one tick", key="idle_threads")
         report.raw["idle"] = {"cpu_pct": cpu_pct, "ticks": ticks1 - ticks0, "window_s": t1 - t0,
                               "polls": polls1 - polls0, "threads": {n: d for d, n in per_thread if d > 0}}
         # --- 5. memory at the end of the idle window ------------------------------------------------
         mem = memory_status(agent.pid)
         rss, hwm = mem["VmRSS"] / 1024, mem["VmHWM"] / 1024
         report.row(f"{label_no + 1}. RSS (VmRSS) / peak RSS (VmHWM) at end of idle window", 1, "MiB",
-                   f"{rss:.1f} / {hwm:.1f} ({mem.get('Threads', '?')} threads)", "RSS ≤ 150 MiB", rss <= 150)
+                   f"{rss:.1f} / {hwm:.1f} ({mem.get('Threads', '?')} threads)", "RSS ≤ 150 MiB", rss <= 150,
+                   key="rss")
         heap = heap_info(jcmd, agent.pid)  # after the CPU window: the attach itself costs CPU
         report.row(f"{label_no + 1}b. Heap used / committed, Metaspace used (jcmd GC.heap_info)", 1, "MiB",
                    "n/a (no jcmd or attach failed)" if heap is None else
-                   f"{heap[0]:.1f} / {heap[1]:.1f}, Metaspace {'n/a' if heap[2] is None else f'{heap[2]:.1f}'}")
+                   f"{heap[0]:.1f} / {heap[1]:.1f}, Metaspace {'n/a' if heap[2] is None else f'{heap[2]:.1f}'}",
+                   key="heap")
         # --- 6. one document with 1000 new Scheduled events -----------------------------------------
         progress(f"burst: one document with {BURST_EVENTS} new events")
         ids = [new_event_id() for _ in range(BURST_EVENTS)]
@@ -842,10 +1178,11 @@ def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, idle_after_s,
         logged = transition_log_times(agent.log_path)
         log_times = sorted(logged[k] for k in keys if k in logged)
         report.raw["burst"] = {"t_change": t_change, "t_poll": t_poll, "arrivals": arrived, "log_lines": log_times}
-        report.row(f"{label_no + 2}. {BURST_EVENTS}-event document → all {BURST_EVENTS} Scheduled webhooks",
+        report.row(f"{label_no + 2}. {BURST_EVENTS}-event document (Platform Reboots) → all {BURST_EVENTS} "
+                   f"Scheduled webhooks (seed: all {BURST_EVENTS} Descriptions printed)",
                    BURST_EVENTS, "ms", f"{total_ms:.0f} total (change→poll {(t_poll - t_change) * 1000:.0f}, "
                    f"poll→first webhook {(arrived[0] - t_poll) * 1000:.0f}, first→last webhook "
-                   f"{(arrived[-1] - arrived[0]) * 1000:.0f})")
+                   f"{(arrived[-1] - arrived[0]) * 1000:.0f})", key="burst")
         if log_times:
             # The agent logs all transitions of a document, then spools all of them (one fsynced file
             # each), then queues them: this splits the gap before the first webhook accordingly.
@@ -857,15 +1194,281 @@ def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, idle_after_s,
         report.row(f"{label_no + 2}b. {BURST_EVENTS}-event document: deliveries/s end-to-end "
                    f"(from change) / while delivering (first→last)", BURST_EVENTS, "deliveries/s",
                    f"{BURST_EVENTS / (arrived[-1] - t_change):.0f} / "
-                   f"{(BURST_EVENTS - 1) / span:.0f}" if span > 0 else "n/a")
+                   f"{(BURST_EVENTS - 1) / span:.0f}" if span > 0 else "n/a", key="burst_rate")
         report.row(f"{label_no + 2}c. background load during the burst", 1, "—", background.text(),
-                   "≈ 0 (quiet machine)", None)
+                   "≈ 0 (quiet machine)", None, key="burst_bg")
         mem = memory_status(agent.pid)
         report.row(f"{label_no + 2}d. RSS / peak RSS after the {BURST_EVENTS}-event burst", 1, "MiB",
-                   f"{mem['VmRSS'] / 1024:.1f} / {mem['VmHWM'] / 1024:.1f}")
+                   f"{mem['VmRSS'] / 1024:.1f} / {mem['VmHWM'] / 1024:.1f}", key="rss_burst")
     finally:
         exit_code = agent.stop()
-    sanity(report, f"{label_no + 2}e", imds, hook, agent, exit_code)
+    sanity(report, f"{label_no + 2}e", imds, hook, agent, exit_code, key="burst_sanity")
+
+
+def user_event_approval_label(label_no):
+    return (f"{label_no}. User-initiated event → its StartRequests POST at IMDS (auto-approval; agent with "
+            f"bridge.approval.auto.user-initiated=true @ 1000 ms polling): p50 / p90 / p99 / max")
+
+
+def auto_approval_run(report, imds, hook, mkagent, n_changes, rng, label_no):
+    """Run D: the agent approves user-initiated events on its own; change -> StartRequests POST."""
+    title = "User event → StartRequests POST @ 1000 ms polling"
+    agent = mkagent("autoapprove", {"BRIDGE_IMDS_POLL_INTERVAL": "1000",
+                                    "BRIDGE_APPROVAL_AUTO_USER_INITIATED": "true"})
+    wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, "run autoapprove")
+    imds.reset_counters()
+    hook.reset_counters()
+    agent.start()
+    try:
+        first_poll(report, imds, agent)
+        if not wait_until(imds.cond, lambda: len(imds.polls) >= WARMUP_POLLS, 30 + WARMUP_POLLS, agent,
+                          "warm-up polls"):
+            raise BenchFailure(f"fewer than {WARMUP_POLLS} polls during warm-up")
+        progress(f"{title}: warm-up done, {n_changes} changes")
+        background = Background(agent.pid)
+
+        def settle(previous, event_id, no):
+            # Not timed: the event's Scheduled and Approved and the previous event's Cancelled land
+            # before the next change, as in runs A and B.
+            keys = [(event_id, "Scheduled"), (event_id, "Approved")] + \
+                ([(previous, "Cancelled")] if previous is not None else [])
+            if not wait_until(hook.cond, lambda: all(k in hook.arrivals for k in keys), CHANGE_TIMEOUT_S, agent,
+                              "the transitions of the change"):
+                progress(f"change {no}: not all of {keys} delivered within {CHANGE_TIMEOUT_S} s")
+
+        samples, timeouts = timed_changes(title, imds, agent, n_changes, 1.0, rng,
+                                          lambda e: [scheduled_event(e, source="User")],
+                                          arrival_in(imds.cond, lambda: imds.start_requests, agent,
+                                                     "the StartRequests POST"), settle)
+        noise = background.text()
+    finally:
+        exit_code = agent.stop()
+    lat = [(a - c) * 1000 for _, _, _, c, a in samples]
+    if not lat:
+        raise BenchFailure("no user-initiated event was approved")
+    with hook.cond:
+        approved = {e: hook.arrivals.get((e, "Approved")) for _, e, _, _, _ in samples}
+    report.raw["autoapprove"] = {"samples": [{"no": no, "eventId": e, "incarnation": inc, "t_change": c,
+                                              "t_post": a, "t_poll": imds.first_served.get(inc),
+                                              "t_approved_webhook": approved[e]}
+                                             for no, e, inc, c, a in samples], "polls": list(imds.polls)}
+    report.row(user_event_approval_label(label_no), len(lat), "ms", summary(lat), key="autoapprove")
+    wait_poll, after_poll = wait_poll_split(imds, samples)
+    if wait_poll:
+        report.row(f"{label_no}b. ↳ change → next poll that served it", len(wait_poll), MS4, summary(wait_poll),
+                   key="autoapprove_wait")
+        report.row(f"{label_no}c. ↳ that poll → StartRequests POST", len(after_poll), MS4, summary(after_poll),
+                   key="autoapprove_work")
+    to_hook = [(approved[e] - a) * 1000 for _, e, _, _, a in samples if approved[e] is not None]
+    if to_hook:
+        report.row(f"{label_no}d. ↳ StartRequests POST → its Approved webhook (not in the figure)", len(to_hook),
+                   MS4, summary(to_hook))
+    report.row(f"{label_no}e. background load during the {len(samples)} changes", 1, "—", noise,
+               "≈ 0 (quiet machine)", None, key="autoapprove_bg")
+    sanity(report, f"{label_no}f", imds, hook, agent, exit_code, key="autoapprove_sanity")
+    if timeouts:
+        raise BenchFailure(f"{timeouts} of {n_changes} user events got no StartRequests within {CHANGE_TIMEOUT_S} s")
+
+
+def approval_api_run(report, jar, java_opts_raw, workdir, n, label_no):
+    """Remote approval request -> StartRequests POST: bench/approval_latency.py, run as it is (it
+    starts its own agent and scripted IMDS). Its own process group, so the clean-up also reaches
+    the agent it started, whatever happens to the script."""
+    log_path = os.path.join(workdir, "approval-api.stderr.log")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BRIDGE_")}
+    env["BENCH_JAVA_OPTS"] = java_opts_raw
+    err = open(log_path, "wb")
+    try:
+        proc = subprocess.Popen([sys.executable, APPROVAL_SCRIPT, "--jar", jar, "--n", str(n)], cwd=workdir,
+                                env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
+                                start_new_session=True)
+    finally:
+        err.close()
+
+    def stop():
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+            except ProcessLookupError:
+                pass
+    register_cleanup(stop)
+    progress(f"approval API: bench/approval_latency.py --n {n}, pid {proc.pid}")
+    try:
+        out, _ = proc.communicate(timeout=APPROVAL_API_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        stop()
+        raise BenchFailure(f"bench/approval_latency.py did not finish within {APPROVAL_API_TIMEOUT_S} s")
+    out = out.decode(errors="replace").strip()
+    m = re.search(r"N=(\d+).*?p50 ([\d.]+) ms, p90 ([\d.]+) ms, p99 ([\d.]+) ms, max ([\d.]+) ms", out)
+    if proc.returncode != 0 or not m:
+        with open(log_path, errors="replace") as f:
+            err_text = f.read().strip()[-400:]
+        raise BenchFailure(f"bench/approval_latency.py exited {proc.returncode}: {(out or err_text)[-400:]}")
+    p50, p90, p99, mx = (float(m.group(i)) for i in range(2, 6))
+    report.raw["approval_api"] = {"output": out}
+    report.row(f"{label_no}. Remote approval request → StartRequests POST at IMDS (approval API, "
+               f"bench/approval_latency.py, its own agent; 100 warm-up): p50 / p90 / p99 / max", int(m.group(1)),
+               "ms", " / ".join(fmt_ms(v) for v in (p50, p90, p99, mx)), "p99 ≤ 20 ms", p99 <= 20,
+               key="approval_api")
+
+
+# ---------------------------------------------------------------------------------------------
+# Baseline runs (the seeds' Python sample), against the same scripted IMDS
+# ---------------------------------------------------------------------------------------------
+def seed_sanity(report, key, imds, seed, exit_code, expect_posts):
+    stderr = seed.stderr_lines()
+    with imds.cond, seed.cond:
+        text = (f"{seed.lines} stdout lines, {len(seed.processed)} documents processed; IMDS rejected "
+                f"{imds.rejected} requests; {imds.start_request_posts} StartRequests POSTs "
+                f"({imds.start_request_repeats} repeated); stderr lines {len(stderr)}; exit code after SIGTERM "
+                f"{exit_code}")
+        ok = imds.rejected == 0 and not stderr and (imds.start_request_posts > 0) == expect_posts
+    report.base(key, text, ok)
+    if stderr:
+        report.notes.append(f"{seed.name} stderr: " + " ¦ ".join(x[:200] for x in stderr[-3:]))
+
+
+def seed_warm_up(imds, seed):
+    if not wait_until(imds.cond, lambda: len(imds.polls) >= WARMUP_POLLS, 30 + WARMUP_POLLS * SEED_PERIOD_S,
+                      seed, "warm-up polls"):
+        raise BenchFailure(f"fewer than {WARMUP_POLLS} polls during warm-up")
+
+
+def seed_latency_run(report, imds, mkseed, n_changes, rng):
+    """Run S1: change -> the line the sample prints for it (its only delivery), at its fixed 1 s."""
+    title = "seed: change → printed line"
+    seed = mkseed("poll1000")
+    wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, "baseline run seed-poll1000")
+    imds.reset_counters()
+    seed.start()
+    try:
+        first_poll(report, imds, seed, report.seed_start_samples)
+        seed_warm_up(imds, seed)
+        progress(f"{title}: warm-up done, {n_changes} changes")
+        background = Background(seed.pid)
+        samples, timeouts = timed_changes(title, imds, seed, n_changes, SEED_PERIOD_S, rng,
+                                          lambda e: [scheduled_event(e)],
+                                          arrival_in(seed.cond, lambda: seed.printed, seed, "the printed line"))
+        noise = background.text()
+    finally:
+        exit_code = seed.stop()
+    lat = [(a - c) * 1000 for _, _, _, c, a in samples]
+    if not lat:
+        raise BenchFailure("no change was printed")
+    report.raw["seed_poll1000"] = {
+        "samples": [{"no": no, "eventId": e, "incarnation": inc, "t_change": c, "t_printed": a,
+                     "t_poll": imds.first_served.get(inc)} for no, e, inc, c, a in samples],
+        "polls": list(imds.polls)}
+    report.base("lat1000", summary(lat) + f" (N={len(lat)})", pct(lat, 99) <= 1050)
+    report.base("lat200", "n/a — the sample sleeps 1 s between polls (its 1 s figure: row 2)")
+    wait_poll, after_poll = wait_poll_split(imds, samples)
+    if wait_poll:
+        report.base("lat1000_wait", summary(wait_poll))
+        report.base("lat1000_work", summary(after_poll))
+    n_gaps, gaps_text = poll_gaps(imds)
+    report.base("lat1000_period", f"{gaps_text} (N={n_gaps}; sleep(1) + one GET on a new connection)")
+    report.base("lat1000_bg", noise)
+    seed_sanity(report, "lat1000_sanity", imds, seed, exit_code, expect_posts=False)
+    if timeouts:
+        raise BenchFailure(f"{timeouts} of {n_changes} changes were not printed within {CHANGE_TIMEOUT_S} s")
+
+
+def seed_approval_run(report, imds, mkseed, n_changes, rng):
+    """Run S2: the sample approves user-initiated events itself; change -> StartRequests POST."""
+    title = "seed: user event → StartRequests POST"
+    seed = mkseed("autoapprove")
+    wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, "baseline run seed-autoapprove")
+    imds.reset_counters()
+    seed.start()
+    try:
+        first_poll(report, imds, seed, report.seed_start_samples)
+        seed_warm_up(imds, seed)
+        progress(f"{title}: warm-up done, {n_changes} changes")
+        background = Background(seed.pid)
+        samples, timeouts = timed_changes(title, imds, seed, n_changes, SEED_PERIOD_S, rng,
+                                          lambda e: [scheduled_event(e, source="User")],
+                                          arrival_in(imds.cond, lambda: imds.start_requests, seed,
+                                                     "the StartRequests POST"))
+        noise = background.text()
+    finally:
+        exit_code = seed.stop()
+    lat = [(a - c) * 1000 for _, _, _, c, a in samples]
+    if not lat:
+        raise BenchFailure("no user-initiated event was approved")
+    report.raw["seed_autoapprove"] = {"samples": [{"no": no, "eventId": e, "incarnation": inc, "t_change": c,
+                                                   "t_post": a, "t_poll": imds.first_served.get(inc)}
+                                                  for no, e, inc, c, a in samples], "polls": list(imds.polls)}
+    report.base("autoapprove", summary(lat) + f" (N={len(lat)})", None,
+                user_event_approval_label(7))
+    wait_poll, after_poll = wait_poll_split(imds, samples)
+    if wait_poll:
+        report.base("autoapprove_wait", summary(wait_poll))
+        report.base("autoapprove_work", summary(after_poll))
+    report.base("autoapprove_bg", noise)
+    seed_sanity(report, "autoapprove_sanity", imds, seed, exit_code, expect_posts=True)
+    if timeouts:
+        raise BenchFailure(f"{timeouts} of {n_changes} user events got no StartRequests within {CHANGE_TIMEOUT_S} s")
+
+
+def seed_idle_and_burst_run(report, imds, mkseed, idle_window_s, idle_after_s):
+    """Run S3: idle CPU and RSS over the agent's window, then the 1000-event document."""
+    seed = mkseed("idle")
+    wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, "baseline run seed-idle")
+    imds.reset_counters()
+    seed.start()
+    exit_code = None
+    try:
+        first_poll(report, imds, seed, report.seed_start_samples)
+        uptime = time.monotonic() - seed.t_spawn
+        if uptime < idle_after_s:   # the same window as the agent's, from the same uptime
+            pause(idle_after_s - uptime, seed)
+        progress(f"seed idle CPU: {idle_window_s} s window")
+        background = Background(seed.pid)
+        polls0, ticks0, t0 = len(imds.polls), cpu_ticks(seed.pid), time.monotonic()
+        pause(idle_window_s, seed)
+        ticks1, t1, polls1 = cpu_ticks(seed.pid), time.monotonic(), len(imds.polls)
+        cpu_pct = (ticks1 - ticks0) / CLK_TCK / (t1 - t0) * 100
+        report.base("idle", f"{cpu_pct:.2f} % ({ticks1 - ticks0} ticks; {polls1 - polls0} polls in {t1 - t0:.0f} s "
+                            f"from {t0 - seed.t_spawn:.0f} s uptime; meanwhile {background.text()})", cpu_pct <= 0.5)
+        report.base("idle_threads", "— (one thread)")
+        report.raw["seed_idle"] = {"cpu_pct": cpu_pct, "ticks": ticks1 - ticks0, "window_s": t1 - t0,
+                                   "polls": polls1 - polls0}
+        mem = memory_status(seed.pid)
+        rss = mem["VmRSS"] / 1024
+        report.base("rss", f"{rss:.1f} / {mem['VmHWM'] / 1024:.1f} ({mem.get('Threads', '?')} threads)", rss <= 150)
+        report.base("heap", "n/a — CPython has no separately sized heap (RSS is the footprint)")
+        # --- the 1000-event document: every event printed -----------------------------------------
+        progress(f"seed burst: one document with {BURST_EVENTS} new events")
+        ids = [new_event_id() for _ in range(BURST_EVENTS)]
+        pause(random.uniform(0, SEED_PERIOD_S), seed)
+        with seed.cond:
+            printed_before = len(seed.printed)   # only the burst's EventIds can be new
+        background = Background(seed.pid)
+        incarnation, t_change = imds.set_events([scheduled_event(e) for e in ids])
+        done = wait_until(seed.cond, lambda: len(seed.printed) >= printed_before + BURST_EVENTS, BURST_TIMEOUT_S,
+                          seed, f"{BURST_EVENTS} printed lines")
+        with seed.cond:
+            printed = sorted(seed.printed[e] for e in ids if e in seed.printed)
+        if not done or len(printed) < BURST_EVENTS:
+            raise BenchFailure(f"only {len(printed)}/{BURST_EVENTS} events printed within {BURST_TIMEOUT_S} s")
+        t_poll = imds.first_served.get(incarnation, t_change)
+        report.raw["seed_burst"] = {"t_change": t_change, "t_poll": t_poll, "printed": printed}
+        report.base("burst", f"{(printed[-1] - t_change) * 1000:.0f} total (change→poll "
+                             f"{(t_poll - t_change) * 1000:.0f}, poll→first line {(printed[0] - t_poll) * 1000:.0f}, "
+                             f"first→last line {(printed[-1] - printed[0]) * 1000:.0f})")
+        span = printed[-1] - printed[0]
+        report.base("burst_rate", f"{BURST_EVENTS / (printed[-1] - t_change):.0f} / "
+                                  f"{(BURST_EVENTS - 1) / span:.0f} lines/s" if span > 0 else "n/a")
+        report.base("burst_bg", background.text())
+        mem = memory_status(seed.pid)
+        report.base("rss_burst", f"{mem['VmRSS'] / 1024:.1f} / {mem['VmHWM'] / 1024:.1f}")
+    finally:
+        exit_code = seed.stop()
+    seed_sanity(report, "burst_sanity", imds, seed, exit_code, expect_posts=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -941,11 +1544,18 @@ def main():
                     help="before each agent run, wait up to S s for other processes to go quiet (0 = don't)")
     ap.add_argument("--quiet-threshold", type=float, default=15.0,
                     help="'quiet' = other processes below this %% of one core (default 15)")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="skip the seed-001 Python sample runs (its column then says 'not run')")
+    ap.add_argument("--approvals", type=int,
+                    help="remote approvals measured by bench/approval_latency.py (default 500, --quick 100; "
+                    "0 = don't run it)")
     args = ap.parse_args()
     n_changes = args.changes or (30 if args.quick else 200)
     idle_window = args.idle_window or (20 if args.quick else 60)
-    if not 1 <= n_changes <= 2000 or not 5 <= idle_window <= 600 or not 20 <= args.idle_after <= 1800:
-        ap.error("--changes must be 1..2000, --idle-window 5..600, --idle-after 20..1800")
+    n_approvals = args.approvals if args.approvals is not None else (100 if args.quick else 500)
+    if not 1 <= n_changes <= 2000 or not 5 <= idle_window <= 600 or not 20 <= args.idle_after <= 1800 \
+            or not 0 <= n_approvals <= 10000:
+        ap.error("--changes must be 1..2000, --idle-window 5..600, --idle-after 20..1800, --approvals 0..10000")
     seed = args.seed if args.seed is not None else int(time.time())
     rng = random.Random(seed)
     random.seed(seed)
@@ -978,6 +1588,7 @@ def main():
 
     report = Report()
     report.start_samples = []
+    report.seed_start_samples = []
     report.quiet_wait = max(0, min(args.quiet_wait, 1800))
     report.quiet_threshold = args.quiet_threshold
     state_parent = os.path.abspath(args.state_parent or workdir)
@@ -994,13 +1605,25 @@ def main():
             f"the agent fsyncs every state and spool write); load average at start {open('/proc/loadavg').read().split()[0]}",
             f"- **Mode**: {'quick' if args.quick else 'full'}; {n_changes} changes per latency run; idle window "
             f"{idle_window} s; seed {seed}; percentiles nearest-rank; webhook signed (HMAC-SHA256), "
-            f"HTTP/1.1 keep-alive on both servers; each change replaces the single event with a new one "
-            f"(so it also yields a Cancelled transition, delivered but not timed); before each agent run the harness "
+            f"HTTP/1.1 keep-alive on both servers; each change replaces the single event with a new one, a Reboot "
+            f"whose Description ends with its EventId (so it also yields a Cancelled transition, delivered but not "
+            f"timed); {n_approvals} remote approvals; before each agent and baseline run the harness "
             f"waits up to {report.quiet_wait} s for other processes to drop below {report.quiet_threshold:.0f} % "
             f"of one core",
             f"- **Scratch/logs**: `{workdir}`",
             "",
         ]
+        baseline = None   # (python, version, requests version) when the seed sample can run
+        if args.no_baseline:
+            report.notes.append("baseline (seed-001 Python sample) not run (--no-baseline)")
+        else:
+            try:
+                baseline = (sys.executable, *seed_preflight(sys.executable))
+                header.insert(-2, f"- **Baseline**: `bench/baseline/seed001_sample.py` (the Python sample of the seeds' "
+                                  f"doc 001, verbatim but for its IMDS URL), Python {baseline[1]}, requests "
+                                  f"{baseline[2]}, run as `python3 -u`; the same scripted IMDS and the same documents")
+            except BenchFailure as e:
+                report.base_fail(["lat1000"], "seed-001 Python sample", e)
         imds = ScriptedImds()
         hook = WebhookReceiver()
         base_env = {
@@ -1013,40 +1636,87 @@ def main():
         def mkagent(name, extra):
             return Agent(name, java, jar, java_opts, workdir, {**base_env, **extra}, args.state_parent)
 
-        # Runs A and B: latency; run C: idle CPU, memory, burst. Each is independent: one failing
-        # is reported and the others still run.
+        def mkseed(name):
+            return SeedSample(name, baseline[0], workdir, f"{imds.base}/metadata/scheduledevents")
+
+        def baseline_run(keys, label, fn, *fn_args):
+            if baseline is None:
+                return
+            try:
+                fn(report, imds, mkseed, *fn_args)
+            except BenchFailure as e:
+                report.base_fail(keys, label, e)
+                progress(f"FAILED (baseline): {e}")
+
+        # Each run is independent: one failing is reported and the others still run. Agent and
+        # baseline runs alternate, so that both see the same machine.
         for label_no, interval in ((2, 1000), (3, 200)):
             try:
                 change_latency_run(report, imds, hook, mkagent, interval, n_changes, rng, label_no)
             except BenchFailure as e:
-                report.fail(f"{label_no}. Change → webhook latency @ {interval} ms polling", e)
+                report.fail(f"{label_no}. Change → webhook latency @ {interval} ms polling", e, key=f"lat{interval}")
                 progress(f"FAILED: {e}")
+            if interval == 1000:
+                baseline_run(["lat1000"], "2. change → printed line", seed_latency_run, n_changes, rng)
+        try:
+            auto_approval_run(report, imds, hook, mkagent, n_changes, rng, 7)
+        except BenchFailure as e:
+            report.fail(user_event_approval_label(7), e, key="autoapprove")
+            progress(f"FAILED: {e}")
+        baseline_run(["autoapprove"], "7. user event → StartRequests POST", seed_approval_run, n_changes, rng)
         try:
             idle_and_burst_run(report, imds, hook, mkagent, idle_window, args.idle_after, jcmd, 4)
         except BenchFailure as e:
-            report.fail("4–6. Idle CPU / memory / 1000-event document", e)
+            report.fail("4–6. Idle CPU / memory / 1000-event document", e, key="idle")
             progress(f"FAILED: {e}")
+        baseline_run(["idle", "burst"], "4–6. idle CPU / memory / 1000-event document", seed_idle_and_burst_run,
+                     idle_window, args.idle_after)
+        if n_approvals:
+            try:
+                approval_api_run(report, jar, java_opts_raw, workdir, n_approvals, 8)
+            except BenchFailure as e:
+                report.fail("8. Remote approval request → StartRequests POST (bench/approval_latency.py)", e,
+                            key="approval_api")
+                progress(f"FAILED: {e}")
+        else:
+            report.row("8. Remote approval request → StartRequests POST", "—", "ms",
+                       "not run (--approvals 0); bench/approval_latency.py", "p99 ≤ 20 ms", key="approval_api")
+        report.base("approval_api", "n/a — the sample has no approval API (it only approves on its own: row 7)")
+        report.row("9. Event Hubs throughput to the local AMQP peer", "—", "events/s",
+                   "not measured here: EventHubsThroughput (test classes), see BENCHMARKS.md", "≥ 5000 /s",
+                   key="eventhubs")
+        report.base("eventhubs", "n/a — the sample has no Event Hubs output")
     except BenchFailure as e:
         report.fail("setup", e)
     finally:
         run_cleanups()
 
-    # Start to first poll: one sample per agent run.
+    # Start to first poll: one sample per agent run (and per baseline run).
     if report.start_samples:
         anys = [a for _, a, _ in report.start_samples]
         evs = [e for _, _, e in report.start_samples]
         per_run = ", ".join(f"{n} {a:.0f}" for n, a, _ in report.start_samples)
         report.rows.insert(0, ("1. Start to first poll: spawn → first IMDS GET (min / median / max; per run: "
                                f"{per_run})", str(len(anys)), "ms",
-                               f"{min(anys):.0f} / {statistics.median(anys):.0f} / {max(anys):.0f}", "—", "—"))
+                               f"{min(anys):.0f} / {statistics.median(anys):.0f} / {max(anys):.0f}", "≤ 3000 ms",
+                               "✅ met" if max(anys) <= 3000 else "❌ missed", "start"))
         report.rows.insert(1, ("1b. spawn → first Scheduled Events GET (after instance metadata)",
                                str(len(evs)), "ms",
-                               f"{min(evs):.0f} / {statistics.median(evs):.0f} / {max(evs):.0f}", "—", "—"))
+                               f"{min(evs):.0f} / {statistics.median(evs):.0f} / {max(evs):.0f}", "—", "—",
+                               "start_events"))
     else:
-        report.fail("1. Start to first poll", "no agent run reached its first poll")
+        report.fail("1. Start to first poll", "no agent run reached its first poll", key="start")
+    if report.seed_start_samples:
+        evs = [e for _, _, e in report.seed_start_samples]
+        per_run = ", ".join(f"{n} {e:.0f}" for n, _, e in report.seed_start_samples)
+        report.base("start", f"{min(evs):.0f} / {statistics.median(evs):.0f} / {max(evs):.0f} (per run: {per_run}; "
+                             f"its first GET comes after its sleep(1))", max(evs) <= 3000)
+        report.base("start_events", "same (no instance metadata)")
 
-    lines = header + ["| Measurement | N | Unit | Result | Goal | Verdict |", "|---|---:|---|---|---|---|"]
-    lines += ["| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in r) + " |" for r in report.rows]
+    table = report.table()
+    lines = header + ["| Measurement | N (agent) | Unit | agent | seed-001 Python sample | Goal | Verdict |",
+                      "|---|---:|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in r) + " |" for r in table]
     lines.append("")
     lines += report.sections
     if report.notes:
@@ -1062,7 +1732,8 @@ def main():
         with open(args.out, "w") as f:
             f.write(text)
         with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
-            json.dump({"seed": seed, "java_opts": java_opts_raw, "rows": report.rows, **report.raw}, f)
+            json.dump({"seed": seed, "java_opts": java_opts_raw, "columns": ["measurement", "n", "unit", "agent",
+                       "seed-001 Python sample", "goal", "verdict"], "rows": table, **report.raw}, f)
     return 1 if report.failures else 0
 
 
