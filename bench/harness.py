@@ -83,6 +83,7 @@ APPROVAL_API_TIMEOUT_S = 300   # bench/approval_latency.py, JVM start included
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 SEED_SCRIPT = os.path.join(BENCH_DIR, "baseline", "seed001_sample.py")
 APPROVAL_SCRIPT = os.path.join(BENCH_DIR, "approval_latency.py")
+CDS_SCRIPT = os.path.join(os.path.dirname(BENCH_DIR), "bin", "create-cds-archive")
 SEED_PERIOD_S = 1.0            # the sample's sleep(1): it cannot poll faster
 SEED_MAX_LINES = 1_000_000     # bound of the stdout reader loop
 SEED_MAX_FEEDS = 1_000_000     # bound of the stdin feeder loop
@@ -1544,6 +1545,9 @@ def main():
                     help="before each agent run, wait up to S s for other processes to go quiet (0 = don't)")
     ap.add_argument("--quiet-threshold", type=float, default=15.0,
                     help="'quiet' = other processes below this %% of one core (default 15)")
+    ap.add_argument("--cds", action="store_true",
+                    help="make an AppCDS archive for the benchmarked jar with bin/create-cds-archive (as the "
+                         "Dockerfile does) and add -XX:SharedArchiveFile to BENCH_JAVA_OPTS")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the seed-001 Python sample runs (its column then says 'not run')")
     ap.add_argument("--approvals", type=int,
@@ -1578,7 +1582,7 @@ def main():
     def remove_scratch():  # keep the logs for post-mortems, drop the jar copy and state dirs
         for name in os.listdir(workdir):
             path = os.path.join(workdir, name)
-            if name == "agent.jar":
+            if name in ("agent.jar", "agent.jsa"):
                 os.remove(path)
             elif name.startswith("state-"):
                 shutil.rmtree(path, ignore_errors=True)
@@ -1596,9 +1600,18 @@ def main():
     header = [f"# scheduled-events-bridge benchmark — {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M:%S} UTC", ""]
     try:
         jar, sha = snapshot_jar(os.path.abspath(args.jar), workdir)
+        if args.cds:
+            archive = os.path.join(workdir, "agent.jsa")
+            progress("training run for the AppCDS archive (bin/create-cds-archive)")
+            made = subprocess.run([CDS_SCRIPT, jar, archive], capture_output=True, text=True, timeout=180)
+            if made.returncode != 0:
+                raise BenchFailure(f"bin/create-cds-archive failed: {made.stderr.strip()[-600:]}")
+            java_opts.append(f"-XX:SharedArchiveFile={archive}")
+            java_opts_raw = (java_opts_raw + f" -XX:SharedArchiveFile={archive}").strip()
         header += [
             f"- **Jar**: `{os.path.abspath(args.jar)}` (benchmarked copy, sha256 `{sha[:16]}…`)",
-            f"- **JVM flags (BENCH_JAVA_OPTS)**: `{java_opts_raw or '(none — JVM defaults)'}`",
+            f"- **JVM flags (BENCH_JAVA_OPTS)**: `{java_opts_raw or '(none — JVM defaults)'}`"
+            + (" (AppCDS archive made by bin/create-cds-archive for this jar)" if args.cds else ""),
             f"- **Effective JVM**: {effective_jvm_flags(java, java_opts)}",
             f"- **Machine**: {info['nproc']} CPUs ({info['cpu']}), {info['memory']} RAM, kernel {info['kernel']}, "
             f"`{info['java']}`; agent state dirs under `{state_parent}` ({info['state_fs']}, "
