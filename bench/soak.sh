@@ -8,7 +8,7 @@
 # Default jar: target/scheduled-events-bridge.jar of this repository (a copy is run, so a rebuild during
 # the soak does no harm). JVM flags come from SOAK_JAVA_OPTS (default: the shipped ones,
 # "-XX:+UseSerialGC -Xms16m -Xmx96m -XX:MaxMetaspaceSize=96m -Xss512k -XX:TieredStopAtLevel=1
-# -XX:CompileThresholdScaling=0.05 -XX:-UsePerfData").
+# -XX:CompileThresholdScaling=0.2 -XX:-UsePerfData").
 # --quick is a 3-minute smoke test with faster fault rotation. Prints a Markdown report on stdout
 # (progress on stderr), writes it to bench/results/soak-latest.md and the samples to
 # bench/results/soak-<timestamp>.csv. Exit status 0 only when every check passes.
