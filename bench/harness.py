@@ -33,12 +33,10 @@ count and time, and every subprocess/server is torn down in finally/atexit.
 """
 
 import argparse
-import atexit
 import datetime as dt
 import hashlib
 import hmac
 import json
-import math
 import os
 import platform
 import random
@@ -53,7 +51,6 @@ import tempfile
 import threading
 import time
 import uuid
-import zipfile
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -90,16 +87,17 @@ SEED_MAX_FEEDS = 1_000_000     # bound of the stdin feeder loop
 
 # Wall clock ↔ monotonic offset, taken once: agent log timestamps are wall clock (UTC, ms).
 _WALL_MINUS_MONO = time.time() - time.monotonic()
-_STARTED = time.monotonic()
-_SHUTDOWN = threading.Event()    # set on SIGINT/SIGTERM: every wait below ends early
+sys.path.insert(0, BENCH_DIR)
+import benchlib  # noqa: E402  (next to this script)
+from benchlib import (progress, register_cleanup, run_cleanups, pause, cpu_ticks, jcmd_path, pct,  # noqa: E402
+                      snapshot_jar, Failure as BenchFailure, STARTED as _STARTED, SHUTDOWN as _SHUTDOWN)
+
+benchlib.set_label("bench")
 
 
-def progress(msg):
-    print(f"[bench +{time.monotonic() - _STARTED:6.1f}s] {msg}", file=sys.stderr, flush=True)
-
-
-class BenchFailure(Exception):
-    """A measurement could not be completed."""
+def wait_until(cond, pred, timeout, agent, what):
+    """benchlib.wait_until, bounded also by the whole benchmark's deadline."""
+    return benchlib.wait_until(cond, pred, timeout, agent, what, check=check_deadline)
 
 
 def check_deadline():
@@ -109,37 +107,6 @@ def check_deadline():
         raise BenchFailure(f"global deadline of {GLOBAL_DEADLINE_S} s exceeded")
 
 
-# ---------------------------------------------------------------------------------------------
-# Cleanup registry: whatever is started is registered here and stopped exactly once, on normal
-# exit, on an exception, on SIGINT/SIGTERM (turned into SystemExit) and via atexit.
-# ---------------------------------------------------------------------------------------------
-_cleanups = []
-_cleanup_lock = threading.Lock()
-
-
-def register_cleanup(fn):
-    with _cleanup_lock:
-        _cleanups.append(fn)
-
-
-def run_cleanups():
-    with _cleanup_lock:
-        fns, _cleanups[:] = list(reversed(_cleanups)), []
-    for fn in fns:
-        try:
-            fn()
-        except Exception as e:  # cleanup must go on whatever fails
-            progress(f"cleanup error: {e!r}")
-
-
-atexit.register(run_cleanups)
-
-
-def _on_signal(signum, _frame):
-    if _SHUTDOWN.is_set():  # a second Ctrl-C must not interrupt the clean-up of the first
-        return
-    _SHUTDOWN.set()
-    raise SystemExit(128 + signum)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -629,46 +596,10 @@ def seed_preflight(python):
     return tuple(proc.stdout.split()[:2])
 
 
-def wait_until(cond, pred, timeout, agent, what):
-    """Waits on `cond` until pred() (evaluated under the lock) holds; False on timeout.
-
-    Wakes at least every 0.5 s only to notice a dead agent or a shutdown request."""
-    deadline = time.monotonic() + timeout
-    with cond:
-        while True:
-            if pred():
-                return True
-            if agent is not None and not agent.alive():
-                raise BenchFailure(f"agent {agent.name} exited (code {agent.proc.returncode}) while "
-                                   f"waiting for {what}; log tail:\n{agent.log_tail()}")
-            check_deadline()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            cond.wait(min(remaining, 0.5))
-
-
-def pause(seconds, agent=None):
-    """An interruptible, bounded pause (Event wait, not sleep)."""
-    if _SHUTDOWN.wait(seconds):
-        raise BenchFailure("interrupted")
-    if agent is not None and not agent.alive():
-        raise BenchFailure(f"agent {agent.name} exited (code {agent.proc.returncode}); log tail:\n"
-                           f"{agent.log_tail()}")
-
-
 # ---------------------------------------------------------------------------------------------
 # /proc and jcmd probes
 # ---------------------------------------------------------------------------------------------
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_ticks(pid):
-    """utime + stime of the whole process (all threads), in clock ticks."""
-    with open(f"/proc/{pid}/stat") as f:
-        stat = f.read()
-    fields = stat[stat.rindex(")") + 2:].split()  # comm may contain spaces; fields start at 3
-    return int(fields[11]) + int(fields[12])      # fields 14 and 15 of proc(5)
 
 
 def thread_ticks(pid):
@@ -764,14 +695,6 @@ def memory_status(pid):
     return out
 
 
-def jcmd_path(java):
-    found = shutil.which("jcmd")
-    if found:
-        return found
-    candidate = os.path.join(os.path.dirname(os.path.realpath(java)), "jcmd")
-    return candidate if os.access(candidate, os.X_OK) else None
-
-
 def heap_info(jcmd, pid):
     """(heap used MiB, heap committed MiB, metaspace used MiB) from GC.heap_info, or None.
 
@@ -816,12 +739,6 @@ def effective_jvm_flags(java, java_opts):
 # ---------------------------------------------------------------------------------------------
 # Statistics
 # ---------------------------------------------------------------------------------------------
-def pct(values, p):
-    """Nearest-rank percentile (p99 of 200 samples = the 198th smallest)."""
-    s = sorted(values)
-    return s[max(0, math.ceil(p / 100 * len(s)) - 1)]
-
-
 def fmt_ms(v):
     return f"{v:.0f}" if v >= 10 else f"{v:.1f}"
 
@@ -1509,25 +1426,6 @@ def machine(java, state_parent):
     }
 
 
-def snapshot_jar(src, dest_dir):
-    """Copies the jar (another engineer may rebuild target/ at any moment), waiting up to 60 s for
-    a complete one, and returns (path, sha256)."""
-    deadline = time.monotonic() + 60
-    for attempt in range(61):  # bounded: about one attempt per second
-        if os.path.isfile(src):
-            dest = os.path.join(dest_dir, "agent.jar")
-            shutil.copyfile(src, dest)
-            if zipfile.is_zipfile(dest):
-                with open(dest, "rb") as f:
-                    return dest, hashlib.sha256(f.read()).hexdigest()
-        if time.monotonic() > deadline:
-            break
-        if attempt % 10 == 0:
-            progress(f"waiting for a complete jar at {src}")
-        pause(1)
-    raise BenchFailure(f"no usable jar at {src} within 60 s")
-
-
 # ---------------------------------------------------------------------------------------------
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1564,8 +1462,7 @@ def main():
     rng = random.Random(seed)
     random.seed(seed)
 
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGINT, _on_signal)
+    benchlib.install_signal_handlers()
 
     java = shutil.which("java")
     if not java:

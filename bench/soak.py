@@ -28,7 +28,6 @@ probes) are copied, not imported, so that the two scripts can evolve independent
 """
 
 import argparse
-import atexit
 import collections
 import csv
 import datetime as dt
@@ -51,7 +50,6 @@ import threading
 import time
 import urllib.request
 import uuid
-import zipfile
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -93,76 +91,14 @@ STOP_GRACE_S = 15
 ISOLATION_MAX_S = 10.0          # B's worst IMDS-answer → arrival time while A is down
 CLEAN_EXIT_CODES = (0, 143)     # 143 = 128 + SIGTERM: the JVM's normal answer to SIGTERM (README)
 
-_STARTED = time.monotonic()
-_SHUTDOWN = threading.Event()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402  (next to this script, shared with harness.py)
+from benchlib import (progress, register_cleanup, run_cleanups, pause, wait_until, cpu_ticks,  # noqa: E402
+                      jcmd_path, pct, snapshot_jar, Failure as SoakFailure, STARTED as _STARTED, SHUTDOWN as _SHUTDOWN)
+
+benchlib.set_label("soak")
 
 
-def progress(msg):
-    print(f"[soak +{time.monotonic() - _STARTED:7.1f}s] {msg}", file=sys.stderr, flush=True)
-
-
-class SoakFailure(Exception):
-    """The soak could not go on (agent died, stuck, interrupted)."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Cleanup registry (copied from harness.py): stopped once, in reverse order, on any exit path.
-# ---------------------------------------------------------------------------------------------
-_cleanups = []
-_cleanup_lock = threading.Lock()
-
-
-def register_cleanup(fn):
-    with _cleanup_lock:
-        _cleanups.append(fn)
-
-
-def run_cleanups():
-    with _cleanup_lock:
-        fns, _cleanups[:] = list(reversed(_cleanups)), []
-    for fn in fns:
-        try:
-            fn()
-        except Exception as e:  # clean-up goes on whatever fails
-            progress(f"cleanup error: {e!r}")
-
-
-atexit.register(run_cleanups)
-
-
-def _on_signal(signum, _frame):
-    if _SHUTDOWN.is_set():
-        return
-    _SHUTDOWN.set()
-    raise SystemExit(128 + signum)
-
-
-def pause(seconds, agent=None):
-    """An interruptible, bounded pause (Event wait, not sleep)."""
-    if _SHUTDOWN.wait(max(0.0, seconds)):
-        raise SoakFailure("interrupted")
-    if agent is not None and not agent.alive():
-        raise SoakFailure(f"the agent exited (code {agent.proc.returncode}); log tail:\n{agent.log_tail()}")
-
-
-def wait_until(cond, pred, timeout, agent, what):
-    """Waits on `cond` until pred() (evaluated under the lock) holds; False on timeout. Wakes at least
-    every 0.5 s only to notice a dead agent or a shutdown request."""
-    deadline = time.monotonic() + timeout
-    with cond:
-        for _ in range(int(timeout / 0.05) + 100):  # bounded; each turn is a wait or a return
-            if pred():
-                return True
-            if _SHUTDOWN.is_set():
-                raise SoakFailure("interrupted")
-            if agent is not None and not agent.alive():
-                raise SoakFailure(f"the agent exited (code {agent.proc.returncode}) while waiting for {what}; "
-                                  f"log tail:\n{agent.log_tail()}")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            cond.wait(min(remaining, 0.5))
-        return pred()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -836,13 +772,6 @@ def proc_status(pid):
     return out
 
 
-def cpu_ticks(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        stat = f.read()
-    fields = stat[stat.rindex(")") + 2:].split()
-    return int(fields[11]) + int(fields[12])
-
-
 def fd_count(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -860,14 +789,6 @@ def dir_usage(path):
             except OSError:
                 pass
     return files, size, spool
-
-
-def jcmd_path(java):
-    found = shutil.which("jcmd")
-    if found:
-        return found
-    candidate = os.path.join(os.path.dirname(os.path.realpath(java)), "jcmd")
-    return candidate if os.access(candidate, os.X_OK) else None
 
 
 class HeapProbe:
@@ -1037,11 +958,6 @@ def slope_per_hour(points):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx * 3600
 
 
-def pct(values, p):
-    s = sorted(values)
-    return s[max(0, int(-(-p * len(s) // 100)) - 1)]
-
-
 # (metric column, label, scale divisor, unit, rule kind, tolerance)
 FLAT_METRICS = (
     ("threads", "threads", 1, "", "max+", 3),
@@ -1159,18 +1075,6 @@ def machine(java):
     return f"{len(os.sched_getaffinity(0))} CPUs ({cpu}), {mem} RAM, kernel {platform.release()}, `{jv}`"
 
 
-def snapshot_jar(src, dest_dir):
-    """Copies the jar (a rebuild of target/ must not disturb the run); returns (path, sha256)."""
-    if not os.path.isfile(src):
-        raise SoakFailure(f"no jar at {src}")
-    dest = os.path.join(dest_dir, "agent.jar")
-    shutil.copyfile(src, dest)
-    if not zipfile.is_zipfile(dest):
-        raise SoakFailure(f"{src} is not a complete jar (being rebuilt?)")
-    with open(dest, "rb") as f:
-        return dest, hashlib.sha256(f.read()).hexdigest()
-
-
 def md_table(header, rows):
     esc = lambda c: str(c).replace("|", "\\|").replace("\n", " ")
     return ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"] + \
@@ -1210,8 +1114,7 @@ def main():
     warmup = 120 if duration >= 600 else max(20, duration // 6)
     window = min(300, (duration - warmup) / 2)
 
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGINT, _on_signal)
+    benchlib.install_signal_handlers()
 
     java = shutil.which("java")
     if not java:

@@ -1,0 +1,147 @@
+"""Plumbing shared by bench/harness.py and bench/soak.py (python3 standard library only).
+
+Progress lines, the clean-up registry (whatever is started is stopped exactly once: on normal exit, on an
+exception, on SIGINT/SIGTERM and via atexit), interruptible waits, /proc and jcmd probes, percentiles and
+the jar snapshot. Each script names its progress prefix with set_label() and installs the signal handlers.
+"""
+
+import atexit
+import hashlib
+import math
+import os
+import shutil
+import signal
+import sys
+import threading
+import time
+import zipfile
+
+STARTED = time.monotonic()
+SHUTDOWN = threading.Event()    # set on SIGINT/SIGTERM: every wait below ends early
+_label = "bench"
+
+
+class Failure(Exception):
+    """A measurement could not be completed."""
+
+
+def set_label(label):
+    global _label
+    _label = label
+
+
+def progress(msg):
+    print(f"[{_label} +{time.monotonic() - STARTED:7.1f}s] {msg}", file=sys.stderr, flush=True)
+
+
+_cleanups = []
+_cleanup_lock = threading.Lock()
+
+
+def register_cleanup(fn):
+    with _cleanup_lock:
+        _cleanups.append(fn)
+
+
+def run_cleanups():
+    with _cleanup_lock:
+        fns, _cleanups[:] = list(reversed(_cleanups)), []
+    for fn in fns:
+        try:
+            fn()
+        except Exception as e:  # clean-up goes on whatever fails
+            progress(f"cleanup error: {e!r}")
+
+
+atexit.register(run_cleanups)
+
+
+def _on_signal(signum, _frame):
+    if SHUTDOWN.is_set():  # a second Ctrl-C must not interrupt the clean-up of the first
+        return
+    SHUTDOWN.set()
+    raise SystemExit(128 + signum)
+
+
+def install_signal_handlers():
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+
+
+def _agent_gone(agent, what=None):
+    name = getattr(agent, "name", None)
+    who = f"agent {name}" if name else "the agent"
+    during = f" while waiting for {what}" if what else ""
+    return Failure(f"{who} exited (code {agent.proc.returncode}){during}; log tail:\n{agent.log_tail()}")
+
+
+def pause(seconds, agent=None):
+    """An interruptible, bounded pause (Event wait, not sleep)."""
+    if SHUTDOWN.wait(max(0.0, seconds)):
+        raise Failure("interrupted")
+    if agent is not None and not agent.alive():
+        raise _agent_gone(agent)
+
+
+def wait_until(cond, pred, timeout, agent, what, check=None):
+    """Waits on `cond` until pred() (evaluated under the lock) holds; False on timeout.
+
+    Wakes at least every 0.5 s only to notice a dead agent, a shutdown request or what `check` raises."""
+    deadline = time.monotonic() + timeout
+    with cond:
+        for _ in range(int(timeout / 0.05) + 100):  # bounded; each turn is a wait or a return
+            if pred():
+                return True
+            if SHUTDOWN.is_set():
+                raise Failure("interrupted")
+            if agent is not None and not agent.alive():
+                raise _agent_gone(agent, what)
+            if check is not None:
+                check()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            cond.wait(min(remaining, 0.5))
+        return pred()
+
+
+def cpu_ticks(pid):
+    """utime + stime of the whole process (all threads), in clock ticks."""
+    with open(f"/proc/{pid}/stat") as f:
+        stat = f.read()
+    fields = stat[stat.rindex(")") + 2:].split()  # comm may contain spaces; fields start at 3
+    return int(fields[11]) + int(fields[12])      # fields 14 and 15 of proc(5)
+
+
+def jcmd_path(java):
+    """The jcmd on PATH, or the one next to this java (resolving symlinks), or None."""
+    found = shutil.which("jcmd")
+    if found:
+        return found
+    candidate = os.path.join(os.path.dirname(os.path.realpath(java)), "jcmd")
+    return candidate if os.access(candidate, os.X_OK) else None
+
+
+def pct(values, p):
+    """Nearest-rank percentile (p99 of 200 samples = the 198th smallest)."""
+    s = sorted(values)
+    return s[max(0, math.ceil(p / 100 * len(s)) - 1)]
+
+
+def snapshot_jar(src, dest_dir, wait_s=60):
+    """Copies the jar (a rebuild of target/ must not disturb the run), waiting up to wait_s for a complete
+    one; returns (path, sha256)."""
+    deadline = time.monotonic() + wait_s
+    for attempt in range(wait_s + 1):  # bounded: about one attempt per second
+        if os.path.isfile(src):
+            dest = os.path.join(dest_dir, "agent.jar")
+            shutil.copyfile(src, dest)
+            if zipfile.is_zipfile(dest):
+                with open(dest, "rb") as f:
+                    return dest, hashlib.sha256(f.read()).hexdigest()
+        if time.monotonic() > deadline:
+            break
+        if attempt % 10 == 0:
+            progress(f"waiting for a complete jar at {src}")
+        pause(1)
+    raise Failure(f"no usable jar at {src} within {wait_s} s")
