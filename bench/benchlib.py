@@ -145,3 +145,19 @@ def snapshot_jar(src, dest_dir, wait_s=60):
             progress(f"waiting for a complete jar at {src}")
         pause(1)
     raise Failure(f"no usable jar at {src} within {wait_s} s")
+
+
+def read_body(handler):
+    """The request body of a BaseHTTPRequestHandler, by Content-Length or chunked (bounded)."""
+    if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        chunks = []
+        for _ in range(1_000_000):  # bounded
+            size = int(handler.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                handler.rfile.readline()
+                break
+            chunks.append(handler.rfile.read(size))
+            handler.rfile.readline()
+        return b"".join(chunks)
+    length = int(handler.headers.get("Content-Length") or 0)
+    return handler.rfile.read(length) if length else b""

@@ -129,18 +129,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _read_body(self):
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            chunks = []
-            for _ in range(1_000_000):  # bounded
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    break
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-            return b"".join(chunks)
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        return benchlib.read_body(self)
 
 
 class _Server(ThreadingHTTPServer):
@@ -1256,11 +1245,12 @@ def seed_warm_up(imds, seed):
         raise BenchFailure(f"fewer than {WARMUP_POLLS} polls during warm-up")
 
 
-def seed_latency_run(report, imds, mkseed, n_changes, rng):
-    """Run S1: change -> the line the sample prints for it (its only delivery), at its fixed 1 s."""
-    title = "seed: change → printed line"
-    seed = mkseed("poll1000")
-    wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, "baseline run seed-poll1000")
+def seed_timed_run(report, imds, mkseed, name, title, n_changes, rng, make_events, arrival_of):
+    """Starts the sample, waits for its first poll and warm-up, times n_changes changes, stops it.
+
+    Returns (samples, timeouts, background load text, exit code, the sample)."""
+    seed = mkseed(name)
+    wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, f"baseline run seed-{name}")
     imds.reset_counters()
     seed.start()
     try:
@@ -1268,12 +1258,20 @@ def seed_latency_run(report, imds, mkseed, n_changes, rng):
         seed_warm_up(imds, seed)
         progress(f"{title}: warm-up done, {n_changes} changes")
         background = Background(seed.pid)
-        samples, timeouts = timed_changes(title, imds, seed, n_changes, SEED_PERIOD_S, rng,
-                                          lambda e: [scheduled_event(e)],
-                                          arrival_in(seed.cond, lambda: seed.printed, seed, "the printed line"))
+        samples, timeouts = timed_changes(title, imds, seed, n_changes, SEED_PERIOD_S, rng, make_events,
+                                          arrival_of(seed))
         noise = background.text()
     finally:
         exit_code = seed.stop()
+    return samples, timeouts, noise, exit_code, seed
+
+
+def seed_latency_run(report, imds, mkseed, n_changes, rng):
+    """Run S1: change -> the line the sample prints for it (its only delivery), at its fixed 1 s."""
+    samples, timeouts, noise, exit_code, seed = seed_timed_run(
+        report, imds, mkseed, "poll1000", "seed: change → printed line", n_changes, rng,
+        lambda e: [scheduled_event(e)],
+        lambda seed: arrival_in(seed.cond, lambda: seed.printed, seed, "the printed line"))
     lat = [(a - c) * 1000 for _, _, _, c, a in samples]
     if not lat:
         raise BenchFailure("no change was printed")
@@ -1297,23 +1295,10 @@ def seed_latency_run(report, imds, mkseed, n_changes, rng):
 
 def seed_approval_run(report, imds, mkseed, n_changes, rng):
     """Run S2: the sample approves user-initiated events itself; change -> StartRequests POST."""
-    title = "seed: user event → StartRequests POST"
-    seed = mkseed("autoapprove")
-    wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, "baseline run seed-autoapprove")
-    imds.reset_counters()
-    seed.start()
-    try:
-        first_poll(report, imds, seed, report.seed_start_samples)
-        seed_warm_up(imds, seed)
-        progress(f"{title}: warm-up done, {n_changes} changes")
-        background = Background(seed.pid)
-        samples, timeouts = timed_changes(title, imds, seed, n_changes, SEED_PERIOD_S, rng,
-                                          lambda e: [scheduled_event(e, source="User")],
-                                          arrival_in(imds.cond, lambda: imds.start_requests, seed,
-                                                     "the StartRequests POST"))
-        noise = background.text()
-    finally:
-        exit_code = seed.stop()
+    samples, timeouts, noise, exit_code, seed = seed_timed_run(
+        report, imds, mkseed, "autoapprove", "seed: user event → StartRequests POST", n_changes, rng,
+        lambda e: [scheduled_event(e, source="User")],
+        lambda seed: arrival_in(imds.cond, lambda: imds.start_requests, seed, "the StartRequests POST"))
     lat = [(a - c) * 1000 for _, _, _, c, a in samples]
     if not lat:
         raise BenchFailure("no user-initiated event was approved")

@@ -168,18 +168,7 @@ class _Handler(BaseHTTPRequestHandler):
             return False
 
     def _read_body(self):
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            chunks = []
-            for _ in range(1_000_000):  # bounded
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    break
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-            return b"".join(chunks)
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        return benchlib.read_body(self)
 
 
 class Endpoint:
