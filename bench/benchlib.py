@@ -6,11 +6,13 @@ the jar snapshot. Each script names its progress prefix with set_label() and ins
 """
 
 import atexit
+import collections
 import hashlib
 import math
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -161,3 +163,70 @@ def read_body(handler):
         return b"".join(chunks)
     length = int(handler.headers.get("Content-Length") or 0)
     return handler.rfile.read(length) if length else b""
+
+
+def terminate(proc, grace_s, who):
+    """SIGTERM, then SIGKILL after grace_s; returns the exit code."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            progress(f"{who} ignored SIGTERM for {grace_s} s: SIGKILL")
+            proc.kill()
+            proc.wait(timeout=10)
+    return proc.returncode
+
+
+class AgentProcess:
+    """The packaged agent jar as a subprocess: its own session (a Ctrl-C reaches the script, which stops it
+    cleanly), a working directory without ./config and no BRIDGE_* variable from the caller's environment, so
+    only the script's settings apply; its state in state_dir."""
+
+    def __init__(self, name, java, jar, java_opts, workdir, env_extra, log_path, state_dir, grace_s):
+        self.name = name
+        self.who = f"agent {name}" if name else "the agent"
+        self.cmd = [java, *java_opts, "-jar", jar]
+        self.workdir = workdir
+        self.log_path = log_path
+        self.state_dir = state_dir
+        self.grace_s = grace_s
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BRIDGE_")}
+        env.update(env_extra)
+        env["BRIDGE_STATE_DIR"] = state_dir
+        self.env = env
+        self.proc = None
+        self.t_spawn = None
+        self.exit_code = None
+        self.stop_seconds = None
+
+    def start(self):
+        with open(self.log_path, "wb") as log:
+            self.t_spawn = time.monotonic()
+            self.proc = subprocess.Popen(self.cmd, cwd=self.workdir, env=self.env, stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        register_cleanup(self.stop)
+        progress(f"{self.who} started, pid {self.proc.pid}, log {self.log_path}")
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self):
+        """SIGTERM, then SIGKILL after grace_s. Idempotent; returns the exit code."""
+        if self.proc is None or self.exit_code is not None:
+            return self.exit_code
+        t0 = time.monotonic()
+        self.exit_code = terminate(self.proc, self.grace_s, self.who)
+        self.stop_seconds = time.monotonic() - t0
+        return self.exit_code
+
+    def log_tail(self, lines=15):
+        try:
+            with open(self.log_path, "r", errors="replace") as f:
+                return "".join(collections.deque(f, maxlen=lines))
+        except OSError:
+            return "(no log)"

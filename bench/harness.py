@@ -357,66 +357,14 @@ class WebhookReceiver:
 # ---------------------------------------------------------------------------------------------
 # The agent process
 # ---------------------------------------------------------------------------------------------
-class Agent:
+class Agent(benchlib.AgentProcess):
     def __init__(self, name, java, jar, java_opts, workdir, env_extra, state_parent=None):
-        self.name = name
-        self.cmd = [java, *java_opts, "-jar", jar]
-        self.workdir = workdir
-        self.log_path = os.path.join(workdir, f"agent-{name}.log")
         # Fresh state per run. Normally next to the logs (a disk: fsync costs what it costs);
         # --state-parent /dev/shm takes fsync out of the picture, to see how much of the latency it is.
-        self.state_dir = tempfile.mkdtemp(prefix=f"state-{name}-", dir=state_parent or workdir)
-        register_cleanup(lambda: shutil.rmtree(self.state_dir, ignore_errors=True))
-        # Nothing from the caller's environment may reconfigure the agent behind our back.
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BRIDGE_")}
-        env.update(env_extra)
-        env["BRIDGE_STATE_DIR"] = self.state_dir
-        self.env = env
-        self.proc = None
-        self.t_spawn = None
-        self.exit_code = None
-
-    def start(self):
-        log = open(self.log_path, "wb")
-        try:
-            self.t_spawn = time.monotonic()
-            # Own session: a Ctrl-C in the terminal reaches the harness, which stops the agent
-            # cleanly; the working directory has no ./config, so only our settings apply.
-            self.proc = subprocess.Popen(self.cmd, cwd=self.workdir, env=self.env, stdin=subprocess.DEVNULL,
-                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        finally:
-            log.close()
-        register_cleanup(self.stop)
-        progress(f"agent {self.name} started, pid {self.proc.pid}, log {self.log_path}")
-
-    @property
-    def pid(self):
-        return self.proc.pid
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self):
-        """SIGTERM, then SIGKILL after STOP_GRACE_S. Idempotent."""
-        if self.proc is None or self.exit_code is not None:
-            return self.exit_code
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                progress(f"agent {self.name} ignored SIGTERM for {STOP_GRACE_S} s: SIGKILL")
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        self.exit_code = self.proc.returncode
-        return self.exit_code
-
-    def log_tail(self, lines=15):
-        try:
-            with open(self.log_path, "r", errors="replace") as f:
-                return "".join(f.readlines()[-lines:])
-        except OSError:
-            return "(no log)"
+        state_dir = tempfile.mkdtemp(prefix=f"state-{name}-", dir=state_parent or workdir)
+        register_cleanup(lambda: shutil.rmtree(state_dir, ignore_errors=True))
+        super().__init__(name, java, jar, java_opts, workdir, env_extra,
+                         os.path.join(workdir, f"agent-{name}.log"), state_dir, STOP_GRACE_S)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -534,15 +482,7 @@ class SeedSample:
         with self.cond:
             self._stopping = True
             self.cond.notify_all()
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                progress(f"{self.name} ignored SIGTERM for {STOP_GRACE_S} s: SIGKILL")
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        self.exit_code = self.proc.returncode
+        self.exit_code = benchlib.terminate(self.proc, STOP_GRACE_S, self.name)
         with self._stdin_lock:
             try:
                 self.proc.stdin.close()

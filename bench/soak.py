@@ -40,7 +40,6 @@ import random
 import re
 import shlex
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -690,59 +689,10 @@ class Rotation(threading.Thread):
 # ---------------------------------------------------------------------------------------------
 # The agent process
 # ---------------------------------------------------------------------------------------------
-class Agent:
+class Agent(benchlib.AgentProcess):
     def __init__(self, java, jar, java_opts, workdir, env_extra):
-        self.cmd = [java, *java_opts, "-jar", jar]
-        self.workdir = workdir
-        self.log_path = os.path.join(workdir, "agent.log")
-        self.state_dir = tempfile.mkdtemp(prefix="state-", dir=workdir)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BRIDGE_")}
-        env.update(env_extra)
-        env["BRIDGE_STATE_DIR"] = self.state_dir
-        self.env = env
-        self.proc = None
-        self.t_spawn = None
-        self.exit_code = None
-        self.stop_seconds = None
-
-    def start(self):
-        with open(self.log_path, "wb") as log:
-            self.t_spawn = time.monotonic()
-            self.proc = subprocess.Popen(self.cmd, cwd=self.workdir, env=self.env, stdin=subprocess.DEVNULL,
-                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        register_cleanup(self.stop)
-        progress(f"agent started, pid {self.proc.pid}, log {self.log_path}")
-
-    @property
-    def pid(self):
-        return self.proc.pid
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self):
-        """SIGTERM, SIGKILL after STOP_GRACE_S. Idempotent; returns the exit code."""
-        if self.proc is None or self.exit_code is not None:
-            return self.exit_code
-        t0 = time.monotonic()
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                progress(f"the agent ignored SIGTERM for {STOP_GRACE_S} s: SIGKILL")
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        self.stop_seconds = time.monotonic() - t0
-        self.exit_code = self.proc.returncode
-        return self.exit_code
-
-    def log_tail(self, lines=15):
-        try:
-            with open(self.log_path, "r", errors="replace") as f:
-                return "".join(collections.deque(f, maxlen=lines))
-        except OSError:
-            return "(no log)"
+        super().__init__(None, java, jar, java_opts, workdir, env_extra, os.path.join(workdir, "agent.log"),
+                         tempfile.mkdtemp(prefix="state-", dir=workdir), STOP_GRACE_S)
 
 
 # ---------------------------------------------------------------------------------------------
