@@ -1,15 +1,25 @@
 package io.github.scheduledeventsbridge;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
+import io.github.scheduledeventsbridge.config.ConfigKeys;
 import org.apache.camel.main.Main;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Entry point: Camel Main reading the file named by {@code bridge.config} / {@code BRIDGE_CONFIG}, then
  * {@code config/application.properties} in the working directory, then the defaults packaged in the jar
  * (the first that sets a key wins); environment variables override the files, and -D system properties
- * override everything.
+ * override everything. Every refusal is one line and exit code 2, which systemd does not restart.
  */
 public final class BridgeApplication {
+
+    static final int BAD_CONFIGURATION = 2;
 
     private BridgeApplication() {
     }
@@ -19,15 +29,87 @@ public final class BridgeApplication {
     }
 
     public static int run(String... args) throws Exception {
+        if (args.length > 0) {
+            return command(args);
+        }
         try {
+            checkEarlySettings();
             return newMain().run(args);
         } catch (Exception e) {
             BadConfigurationException bad = find(e);
             if (bad == null) {
                 throw e;
             }
-            System.err.println(bad.getMessage());
-            return 2;
+            System.err.println(refusalLine(bad));
+            return BAD_CONFIGURATION;
+        }
+    }
+
+    private static int command(String... args) {
+        switch (args[0]) {
+            case "--version" -> {
+                System.out.println("scheduled-events-bridge " + BridgeVersion.current());
+                return 0;
+            }
+            case "--help", "-h" -> {
+                System.out.println("scheduled-events-bridge " + BridgeVersion.current() + "\n\n"
+                        + "Usage: java [-Dkey=value ...] -jar scheduled-events-bridge.jar [--help | --version]\n\n"
+                        + "Every key can be set as -Dkey=value, as an environment variable (bridge.imds.url ->\n"
+                        + "BRIDGE_IMDS_URL), in the file named by -Dbridge.config, or in ./config/application.properties\n"
+                        + "(highest precedence first). Keys and their defaults:\n");
+                System.out.print(ConfigKeys.packaged().help());
+                return 0;
+            }
+            default -> {
+                System.err.println("Unknown argument " + args[0] + "; use --help or --version");
+                return BAD_CONFIGURATION;
+            }
+        }
+    }
+
+    /** What is read before Camel starts (the config file, the log format) is checked before it starts. */
+    private static void checkEarlySettings() {
+        String configFile = early(ConfigKeys.CONFIG_FILE);
+        if (configFile != null && !configFile.isBlank()) {
+            Path file = Path.of(configFile).toAbsolutePath();
+            if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+                throw new BadConfigurationException(ConfigKeys.CONFIG_FILE, file + " is not a readable file")
+                        .from(earlySource(ConfigKeys.CONFIG_FILE));
+            }
+        }
+        String logFormat = early(ConfigKeys.LOG_FORMAT);
+        if (logFormat != null && !logFormat.equals("text") && !logFormat.equals("json")) {
+            throw new BadConfigurationException(ConfigKeys.LOG_FORMAT, "'" + logFormat + "' is neither text nor json")
+                    .from(earlySource(ConfigKeys.LOG_FORMAT));
+        }
+    }
+
+    private static String early(String key) {
+        String value = System.getProperty(key);
+        return value != null ? value : System.getenv(ConfigKeys.environmentName(key));
+    }
+
+    private static String earlySource(String key) {
+        return System.getProperty(key) != null ? "-D" + key : "environment variable " + ConfigKeys.environmentName(key);
+    }
+
+    /** One line; in JSON log mode one JSON object with the same fields as the log's. */
+    static String refusalLine(BadConfigurationException bad) {
+        if (!"json".equals(early(ConfigKeys.LOG_FORMAT))) {
+            return bad.getMessage();
+        }
+        Map<String, Object> line = new LinkedHashMap<>();
+        line.put("@timestamp", Instant.now().toString());
+        line.put("log.level", "ERROR");
+        line.put("message", bad.getMessage());
+        line.put("log.logger", "io.github.scheduledeventsbridge.configuration");
+        line.put("bridge.config.key", bad.key());
+        line.put("bridge.config.source", bad.source());
+        line.put("bridge.config.reason", bad.reason());
+        try {
+            return new ObjectMapper().writeValueAsString(line);
+        } catch (Exception e) {
+            return bad.getMessage();
         }
     }
 
@@ -42,7 +124,7 @@ public final class BridgeApplication {
 
     /** Camel lets the first location that defines a key win, so the most specific file comes first. */
     static String locations() {
-        String extra = System.getProperty("bridge.config", System.getenv("BRIDGE_CONFIG"));
+        String extra = early(ConfigKeys.CONFIG_FILE);
         return (extra == null || extra.isBlank() ? "" : "file:" + extra + ",")
                 + "file:config/application.properties;optional=true,classpath:application.properties;optional=true";
     }

@@ -7,6 +7,8 @@ import io.github.scheduledeventsbridge.approval.ImdsStartAnswer;
 import io.github.scheduledeventsbridge.approval.ReplayCache;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.config.ConfigurationSources;
+import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
 import io.github.scheduledeventsbridge.delivery.Dispatcher;
 import io.github.scheduledeventsbridge.delivery.HttpAnswer;
 import io.github.scheduledeventsbridge.delivery.Sink;
@@ -65,20 +67,7 @@ public class BridgeConfiguration implements CamelConfiguration {
     @Override
     public void configure(CamelContext context) throws Exception {
         PropertiesComponent properties = context.getPropertiesComponent();
-        // Camel would let BRIDGE_* environment variables beat -D; the agent looks them up itself, in the
-        // documented order, and routes only read the checked values published below.
-        if (properties instanceof org.apache.camel.component.properties.PropertiesComponent camelProperties) {
-            camelProperties.setEnvironmentVariableMode(
-                    org.apache.camel.component.properties.PropertiesComponent.ENVIRONMENT_VARIABLES_MODE_NEVER);
-        }
-        Map<String, String> forced = new java.util.HashMap<>();
-        java.util.function.Function<String, String> lookup = key -> lookup(properties, forced, key);
-        BridgeSettings settings = BridgeSettings.read(lookup);
-        if (settings.simulatorEnabled()) {
-            forced.putAll(startSimulator(context, settings));
-            settings = BridgeSettings.read(lookup);
-        }
-        publishNormalizedValues(properties, settings);
+        BridgeSettings settings = readSettings(context, (org.apache.camel.component.properties.PropertiesComponent) properties);
         ManagementServer.install(context, settings.management());
 
         Clock clock = Clock.systemUTC();
@@ -126,6 +115,43 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
         LOG.info("Polling {} every {} ms (api-version {}), filter {}, state in {}", settings.imdsUrl(),
                 settings.pollInterval().toMillis(), settings.apiVersion(), settings.filterResources(), settings.stateDir());
+    }
+
+    /**
+     * Values come from Camel's own property sources, in the documented order: -D system properties (Camel
+     * looks those up first), {@code BRIDGE_*} environment variables (a source placed before the files), the
+     * file named by {@code bridge.config}, {@code ./config/application.properties}, the packaged defaults.
+     * The checks read exactly what the routes' placeholders will read; nothing is re-published.
+     */
+    static BridgeSettings readSettings(CamelContext context,
+                                       org.apache.camel.component.properties.PropertiesComponent properties)
+            throws Exception {
+        // Camel's own environment lookup would let BRIDGE_* beat -D; the source below keeps -D first.
+        properties.setEnvironmentVariableMode(
+                org.apache.camel.component.properties.PropertiesComponent.ENVIRONMENT_VARIABLES_MODE_NEVER);
+        properties.addPropertiesSource(new EnvironmentVariablesSource(System.getenv()));
+        ConfigurationSources sources = new ConfigurationSources(properties, System.getenv());
+        try {
+            sources.refuseUnknownKeys();
+            BridgeSettings settings = BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+            if (!settings.simulatorEnabled()) {
+                return settings;
+            }
+            for (String key : List.of("bridge.imds.url", "bridge.imds.instance-url")) {
+                String origin = sources.origin(key);
+                // A copy of the defaults (./config/application.properties in the repository) is not a choice.
+                boolean explicit = !properties.resolveProperty(key).orElse("")
+                        .equals(io.github.scheduledeventsbridge.config.ConfigKeys.packaged().defaultValue(key));
+                if (explicit) {
+                    throw new BadConfigurationException(key, "cannot be set together with bridge.simulator.enabled=true "
+                            + "(the simulator is the IMDS); drop one of them").from(origin);
+                }
+            }
+            startSimulator(context, settings).forEach(properties::addOverrideProperty);
+            return BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+        } catch (BadConfigurationException bad) {
+            throw bad.from(sources.origin(bad.key()));
+        }
     }
 
     private static List<Sink> sinks(BridgeSettings settings, VmIdentity identity) {
@@ -221,21 +247,6 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
-    /**
-     * Precedence, highest first: values the agent forces (the simulator's URL), -D system properties,
-     * BRIDGE_* environment variables (bridge.imds.url → BRIDGE_IMDS_URL), then the properties files.
-     */
-    static String lookup(PropertiesComponent properties, Map<String, String> forced, String key) {
-        if (forced.containsKey(key)) {
-            return forced.get(key);
-        }
-        String value = System.getProperty(key);
-        if (value == null) {
-            value = System.getenv(key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_'));
-        }
-        return value != null ? value : properties.resolveProperty(key).orElse(null);
-    }
-
     /** The simulator runs inside this JVM and the agent is pointed at it (CONTRACT §1). */
     private static Map<String, String> startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
         ImdsSimulator.Options options = ImdsSimulator.Options.defaults()
@@ -261,18 +272,5 @@ public class BridgeConfiguration implements CamelConfiguration {
                 settings.simulatorSpeed());
         return Map.of("bridge.imds.url", simulator.scheduledEventsUri().toString(),
                 "bridge.imds.instance-url", simulator.instanceComputeUri().toString());
-    }
-
-    /** Routes read the checked values, so what they use is exactly what was validated. */
-    private static void publishNormalizedValues(PropertiesComponent properties, BridgeSettings s) {
-        properties.addOverrideProperty("bridge.imds.url", s.imdsUrl().toString());
-        properties.addOverrideProperty("bridge.imds.api-version", s.apiVersion());
-        properties.addOverrideProperty("bridge.imds.poll-interval", Long.toString(s.pollInterval().toMillis()));
-        properties.addOverrideProperty("bridge.imds.timeout", Long.toString(s.imdsTimeout().toMillis()));
-        properties.addOverrideProperty("bridge.imds.first-call-timeout", Long.toString(s.imdsFirstCallTimeout().toMillis()));
-        properties.addOverrideProperty("bridge.imds.instance-url", s.instanceUrl().toString());
-        properties.addOverrideProperty("bridge.imds.instance-api-version", s.instanceApiVersion());
-        properties.addOverrideProperty("bridge.delivery.initial-backoff", Long.toString(s.deliveryInitialBackoff().toMillis()));
-        properties.addOverrideProperty("bridge.delivery.max-backoff", Long.toString(s.deliveryMaxBackoff().toMillis()));
     }
 }

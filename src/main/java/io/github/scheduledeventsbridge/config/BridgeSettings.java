@@ -137,6 +137,12 @@ public record BridgeSettings(
         if (!filter.equals("all") && !filter.equals("own")) {
             throw new BadConfigurationException("bridge.filter.resources", "'" + filter + "' is neither 'all' nor 'own'");
         }
+        Duration initialBackoff = r.millis("bridge.delivery.initial-backoff", 500);
+        Duration maxBackoff = r.millis("bridge.delivery.max-backoff", 5_000);
+        if (initialBackoff.compareTo(maxBackoff) > 0) {
+            throw new BadConfigurationException("bridge.delivery.initial-backoff", initialBackoff.toMillis()
+                    + " is above bridge.delivery.max-backoff (" + maxBackoff.toMillis() + ")");
+        }
         return new BridgeSettings(
                 r.httpUrl("bridge.imds.url", "http://169.254.169.254/metadata/scheduledevents"),
                 r.nonBlank("bridge.imds.api-version", "2020-07-01"),
@@ -160,8 +166,8 @@ public record BridgeSettings(
                 r.millis("bridge.health.imds-stale-after", 30_000),
                 r.positiveLong("bridge.health.spool-threshold", 1_000),
                 r.millis("bridge.health.sink-stale-after", 300_000),
-                r.millis("bridge.delivery.initial-backoff", 500),
-                r.millis("bridge.delivery.max-backoff", 5_000),
+                initialBackoff,
+                maxBackoff,
                 r.bool("bridge.simulator.enabled", false),
                 r.port("bridge.simulator.port", 0),
                 r.positiveDouble("bridge.simulator.speed", 60),
@@ -294,7 +300,14 @@ public record BridgeSettings(
                 throw new BadConfigurationException("bridge.email.to", "'" + a + "' is not an email address");
             });
         }
-        return new EmailSettings(host, port, r.string("bridge.email.username", ""), r.string("bridge.email.password", ""),
+        String username = r.string("bridge.email.username", "");
+        String password = r.string("bridge.email.password", "");
+        if (username.isEmpty() != password.isEmpty()) {
+            throw username.isEmpty()
+                    ? new BadConfigurationException("bridge.email.username", "is required when bridge.email.password is set")
+                    : new BadConfigurationException("bridge.email.password", "is required when bridge.email.username is set");
+        }
+        return new EmailSettings(host, port, username, password,
                 from, to, r.bool("bridge.email.starttls", true),
                 r.filter("bridge.email.filter", EMAIL_DEFAULT_TRANSITIONS, EMAIL_DEFAULT_EVENT_TYPES));
     }
@@ -304,9 +317,13 @@ public record BridgeSettings(
     /** Typed reads that fail with the key's name and the offending value. */
     private record Reader(Function<String, String> properties) {
 
+        /** Routes read the raw value, so the check reads it too: white space around a value is refused. */
         String string(String key, String fallback) {
             String value = properties.apply(key);
-            return value == null ? fallback : value.trim();
+            if (value != null && !value.equals(value.strip())) {
+                throw new BadConfigurationException(key, "'" + value + "' has white space around it");
+            }
+            return value == null ? fallback : value;
         }
 
         String nonBlank(String key, String fallback) {
@@ -447,6 +464,7 @@ public record BridgeSettings(
             if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
                 throw new BadConfigurationException(key, dir + " is not a writable directory");
             }
+            StateFiles.requireReadable(key, dir);
             return dir;
         }
 

@@ -56,18 +56,32 @@ class BridgeSettingsTest {
     }
 
     @Test
-    @DisplayName("values are trimmed and case-normalised where the contract allows")
-    void trimmedValues() {
+    @DisplayName("values are case-normalised where the contract allows")
+    void caseNormalisedValues() {
         BridgeSettings s = read(
-                "bridge.imds.poll-interval", " 500 ",
-                "bridge.filter.resources", " OWN ",
-                "bridge.simulator.enabled", "TRUE",
-                "bridge.imds.url", " https://imds.example:8443/metadata/scheduledevents ");
+                "bridge.filter.resources", "OWN",
+                "bridge.simulator.enabled", "TRUE");
 
-        assertThat(s.pollInterval()).isEqualTo(Duration.ofMillis(500));
         assertThat(s.filterResources()).isEqualTo("own");
         assertThat(s.simulatorEnabled()).isTrue();
-        assertThat(s.imdsUrl()).isEqualTo(URI.create("https://imds.example:8443/metadata/scheduledevents"));
+    }
+
+    @Test
+    @DisplayName("white space around a value is refused: routes read the raw value, so the check does too")
+    void whiteSpaceAroundAValueIsRefused() {
+        assertThatThrownBy(() -> read("bridge.imds.poll-interval", " 500 "))
+                .hasMessageContaining("bridge.imds.poll-interval: ' 500 ' has white space around it");
+        assertThatThrownBy(() -> read("bridge.imds.url", " https://imds.example/x"))
+                .hasMessageContaining("bridge.imds.url");
+    }
+
+    @Test
+    @DisplayName("an initial back-off above the maximum is refused")
+    void initialBackoffAboveMaximum() {
+        assertThatThrownBy(() -> read("bridge.delivery.initial-backoff", "9000", "bridge.delivery.max-backoff", "5000"))
+                .hasMessageContaining("bridge.delivery.initial-backoff: 9000 is above bridge.delivery.max-backoff (5000)");
+        assertThat(read("bridge.delivery.initial-backoff", "5000", "bridge.delivery.max-backoff", "5000")
+                .deliveryInitialBackoff()).isEqualTo(Duration.ofMillis(5000));
     }
 
     @Test
@@ -138,10 +152,10 @@ class BridgeSettingsTest {
     }
 
     @Test
-    @DisplayName("webhook URLs are trimmed, empty items skipped, duplicates removed, order kept")
+    @DisplayName("webhook URL items are trimmed, empty items skipped, duplicates removed, order kept")
     void webhookUrls() {
         BridgeSettings s = read("bridge.webhook.urls",
-                "  https://b.example/hook , https://a.example/x,,https://b.example/hook,  ,http://c.example:8080/y ");
+                "https://b.example/hook , https://a.example/x,,https://b.example/hook,  ,http://c.example:8080/y");
 
         assertThat(s.webhookUrls()).containsExactly(
                 URI.create("https://b.example/hook"),

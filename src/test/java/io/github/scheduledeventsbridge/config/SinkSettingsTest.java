@@ -92,7 +92,8 @@ class SinkSettingsTest {
     @Test
     void emailNeedsSenderAndRecipients() {
         var email = read("bridge.email.host", "smtp.example.com", "bridge.email.from", "seb@example.com",
-                "bridge.email.to", "ops@example.com, oncall@example.com", "bridge.email.password", "pw-123").email();
+                "bridge.email.to", "ops@example.com, oncall@example.com", "bridge.email.username", "seb",
+                "bridge.email.password", "pw-123").email();
         assertThat(email.enabled()).isTrue();
         assertThat(email.port()).isEqualTo(587);
         assertThat(email.starttls()).isTrue();
@@ -105,6 +106,13 @@ class SinkSettingsTest {
                 .hasMessageContaining("bridge.email.to");
         assertThatThrownBy(() -> read("bridge.email.host", "h", "bridge.email.from", "a@b.c", "bridge.email.to", "nobody"))
                 .hasMessageContaining("'nobody' is not an email address");
+        // A username without a password (or the reverse) can never log in: refused, not retried forever.
+        assertThatThrownBy(() -> read("bridge.email.host", "h", "bridge.email.from", "a@b.c", "bridge.email.to", "d@e.f",
+                "bridge.email.username", "seb"))
+                .hasMessageContaining("bridge.email.password: is required when bridge.email.username is set");
+        assertThatThrownBy(() -> read("bridge.email.host", "h", "bridge.email.from", "a@b.c", "bridge.email.to", "d@e.f",
+                "bridge.email.password", "pw"))
+                .hasMessageContaining("bridge.email.username: is required when bridge.email.password is set");
     }
 
     @Test
@@ -112,7 +120,7 @@ class SinkSettingsTest {
         String printed = read("bridge.webhook.secret", "whsec-1", "bridge.webhook.urls", "https://h.example/p/tok-2",
                 "bridge.eventhubs.connection-string", "Endpoint=sb://x/;SharedAccessKey=key-3;EntityPath=h",
                 "bridge.email.host", "h", "bridge.email.from", "a@b.c", "bridge.email.to", "d@e.f",
-                "bridge.email.password", "pw-4").toString();
+                "bridge.email.username", "u", "bridge.email.password", "pw-4").toString();
         assertThat(printed).doesNotContain("whsec-1", "tok-2", "key-3", "pw-4");
     }
 }

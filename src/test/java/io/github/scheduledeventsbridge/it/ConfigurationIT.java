@@ -10,8 +10,12 @@ import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,7 +55,7 @@ class ConfigurationIT {
     @Test
     void systemPropertiesBeatEnvironmentVariablesWhichBeatTheConfigFile() throws Exception {
         Path file = work.resolve("bridge.properties");
-        java.nio.file.Files.writeString(file, "bridge.imds.poll-interval=100\nbridge.filter.resources=bogus\n");
+        Files.writeString(file, "bridge.imds.poll-interval=100\nbridge.filter.resources=bogus\n");
         Map<String, String> env = AgentProcess.env("BRIDGE_IMDS_POLL_INTERVAL", "300",
                 "BRIDGE_FILTER_RESOURCES", "own", "BRIDGE_STATE_DIR", work.resolve("s").toString());
         // The file's two bad values are overridden by valid environment variables: the agent runs.
@@ -66,6 +70,131 @@ class ConfigurationIT {
             assertThat(agent.waitForExit(60)).isEqualTo(2);
             assertThat(agent.output()).contains("Bad configuration: bridge.imds.poll-interval: 150 is below");
         }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "sysprop | bridge.webhok.urls        | -Dbridge.webhok.urls                     | bridge.webhook.urls",
+            "env     | BRIDGE_WEBHOOK_URL        | environment variable BRIDGE_WEBHOOK_URL | BRIDGE_WEBHOOK_URLS",
+            "file    | bridge.imds.poll-intervall | file                                    | bridge.imds.poll-interval"})
+    void aMistypedKeyStopsStartUpNamingItsSourceAndTheNearestKey(String where, String key, String source,
+                                                                  String suggestion) throws Exception {
+        Path file = work.resolve("typo.properties");
+        Files.writeString(file, where.equals("file") ? key + "=500\n" : "");
+        Map<String, String> env = where.equals("env") ? AgentProcess.env(key, "http://127.0.0.1:9/") : Map.of();
+        Map<String, String> props = new java.util.HashMap<>(Map.of("bridge.config", file.toString(),
+                "bridge.state.dir", work.resolve("s").toString()));
+        if (where.equals("sysprop")) {
+            props.put(key, "http://127.0.0.1:9/");
+        }
+        try (AgentProcess agent = AgentProcess.start("typo-" + where, env, props, work)) {
+            assertThat(agent.waitForExit(60)).isEqualTo(2);
+            assertThat(refusal(agent.output())).contains("Bad configuration: " + key + ": is not a known key")
+                    .contains("did you mean " + suggestion + "?").contains("(from " + source);
+        }
+    }
+
+    @Test
+    void aMissingConfigFileIsOneLineAndExitTwoNotAStackTrace() throws Exception {
+        Path missing = work.resolve("nowhere.properties");
+        try (AgentProcess agent = AgentProcess.start("missing-file", Map.of(),
+                Map.of("bridge.config", missing.toString()), work)) {
+            assertThat(agent.waitForExit(60)).isEqualTo(2);
+            assertThat(agent.output()).contains("Bad configuration: bridge.config: " + missing + " is not a readable file"
+                    + " (from -Dbridge.config)").doesNotContain("Exception").doesNotContain("\tat ");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "BRIDGE_LOG_FORMAT               | xml  | bridge.log.format: 'xml' is neither text nor json",
+            "BRIDGE_EMAIL_USERNAME           | seb  | bridge.email.password: is required when bridge.email.username is set",
+            "BRIDGE_DELIVERY_INITIAL_BACKOFF | 9000 | bridge.delivery.initial-backoff: 9000 is above bridge.delivery.max-backoff"})
+    void settingsThatCanNeverWorkAreRefusedAtStartUp(String variable, String value, String reason) throws Exception {
+        Map<String, String> env = AgentProcess.env(variable, value, "BRIDGE_STATE_DIR", work.resolve("s").toString(),
+                "BRIDGE_EMAIL_HOST", "smtp.example.com", "BRIDGE_EMAIL_FROM", "a@example.com",
+                "BRIDGE_EMAIL_TO", "b@example.com");
+        try (AgentProcess agent = AgentProcess.start("never-works", env, Map.of(), work)) {
+            assertThat(agent.waitForExit(60)).isEqualTo(2);
+            assertThat(refusal(agent.output())).contains("Bad configuration: " + reason);
+        }
+    }
+
+    @Test
+    void inJsonLogModeTheRefusalIsJsonNamingKeyAndSource() throws Exception {
+        try (AgentProcess agent = AgentProcess.start("json-refusal", AgentProcess.env("BRIDGE_LOG_FORMAT", "json",
+                "BRIDGE_IMDS_POLL_INTERVAL", "100", "BRIDGE_STATE_DIR", work.resolve("s").toString()), Map.of(), work)) {
+            assertThat(agent.waitForExit(60)).isEqualTo(2);
+            String line = agent.output().lines().filter(l -> l.contains("Bad configuration")).findFirst().orElseThrow();
+            var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(line);
+            assertThat(json.get("log.level").asText()).isEqualTo("ERROR");
+            assertThat(json.get("bridge.config.key").asText()).isEqualTo("bridge.imds.poll-interval");
+            assertThat(json.get("bridge.config.source").asText()).isEqualTo("environment variable BRIDGE_IMDS_POLL_INTERVAL");
+        }
+    }
+
+    @Test
+    void theSimulatorAndAnExplicitImdsUrlTogetherAreRefused() throws Exception {
+        try (AgentProcess agent = AgentProcess.start("sim-and-url", Map.of(), Map.of("bridge.simulator.enabled", "true",
+                "bridge.imds.url", "http://127.0.0.1:9/x", "bridge.state.dir", work.resolve("s").toString()), work)) {
+            assertThat(agent.waitForExit(60)).isEqualTo(2);
+            assertThat(refusal(agent.output())).contains("Bad configuration: bridge.imds.url: cannot be set together with "
+                    + "bridge.simulator.enabled=true").contains("(from -Dbridge.imds.url)");
+        }
+    }
+
+    @Test
+    void theStartUpLineNamesTheImdsTheAgentReallyPolls() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds()) {
+            imds.serve(Docs.document(1));
+            Path file = work.resolve("bridge.properties");
+            Files.writeString(file, "bridge.imds.url=http://127.0.0.1:9/from-file\n");
+            Map<String, String> env = AgentProcess.env("BRIDGE_IMDS_URL", "http://127.0.0.1:9/from-env",
+                    "BRIDGE_STATE_DIR", work.resolve("s").toString());
+            try (AgentProcess agent = AgentProcess.start("summary", env, Map.of("bridge.config", file.toString(),
+                    "bridge.imds.url", imds.url(), "bridge.imds.instance-url", imds.instanceUrl()), work)) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> imds.polls() >= 2);
+                assertThat(agent.output()).contains("Polling " + imds.url() + " every").doesNotContain("from-env")
+                        .doesNotContain("from-file");
+            }
+        }
+    }
+
+    @Test
+    void aStateFileThisUserCannotReadStopsStartUpInsteadOfBeingMovedAside() throws Exception {
+        Path state = work.resolve("s");
+        Files.createDirectories(state);
+        Path stateFile = state.resolve("state.json");
+        Files.writeString(stateFile, "{}");
+        Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwxrwxrwx"));
+        String javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new java.util.ArrayList<>();
+        String mode;
+        if ("root".equals(System.getProperty("user.name"))) {
+            // Root reads everything: run the agent as nobody, as after a test run as root left the file behind.
+            mode = "rw-------";
+            command.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
+        } else {
+            mode = "---------";
+        }
+        Files.setPosixFilePermissions(stateFile, PosixFilePermissions.fromString(mode));
+        command.addAll(List.of(javaBinary, "-Xmx128m", "-Dbridge.state.dir=" + state, "-Dbridge.management.port=0",
+                "-jar", AgentProcess.jar().toAbsolutePath().toString()));
+        Process process = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(output).isEqualTo(2);
+        assertThat(refusal(output)).contains("Bad configuration: bridge.state.dir: " + stateFile
+                + " cannot be read by this user (owner " + System.getProperty("user.name") + ", mode " + mode + ")");
+        assertThat(Files.readString(stateFile)).isEqualTo("{}");
+        try (var siblings = Files.list(state)) {
+            assertThat(siblings.map(p -> p.getFileName().toString())).containsExactly("state.json");
+        }
+    }
+
+    /** The refusal is the one line that says "Bad configuration". */
+    private static String refusal(String output) {
+        return output.lines().filter(l -> l.contains("Bad configuration")).reduce((a, b) -> a + "\n" + b).orElse(output);
     }
 
     @Test

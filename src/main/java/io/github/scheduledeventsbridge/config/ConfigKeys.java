@@ -1,0 +1,148 @@
+package io.github.scheduledeventsbridge.config;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The one list of {@code bridge.*} keys: the packaged {@code application.properties}, where every key has
+ * its default and a comment. Strict key checking, {@code --help} and the documentation test all read it.
+ */
+public final class ConfigKeys {
+
+    /** Read before Camel starts, so they can only come from -D or the environment. */
+    public static final String CONFIG_FILE = "bridge.config";
+    public static final String LOG_FORMAT = "bridge.log.format";
+
+    /** A key, its packaged default and the comment above it in the packaged file. */
+    public record Key(String name, String defaultValue, String comment) {
+        public String environmentName() {
+            return ConfigKeys.environmentName(name);
+        }
+    }
+
+    private static final ConfigKeys PACKAGED = load();
+
+    private final Map<String, Key> keys;
+
+    private ConfigKeys(Map<String, Key> keys) {
+        this.keys = Collections.unmodifiableMap(keys);
+    }
+
+    public static ConfigKeys packaged() {
+        return PACKAGED;
+    }
+
+    public List<Key> all() {
+        return List.copyOf(keys.values());
+    }
+
+    public boolean isKnown(String key) {
+        return keys.containsKey(key);
+    }
+
+    public String defaultValue(String key) {
+        Key known = keys.get(key);
+        return known == null ? null : known.defaultValue();
+    }
+
+    public Optional<Key> byEnvironmentName(String variable) {
+        return keys.values().stream().filter(k -> k.environmentName().equals(variable)).findFirst();
+    }
+
+    /** The known key closest to a typo, by edit distance; empty when nothing is reasonably close. */
+    public Optional<String> nearest(String typo, boolean asEnvironmentName) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (Key key : keys.values()) {
+            String candidate = asEnvironmentName ? key.environmentName() : key.name();
+            int d = distance(typo, candidate);
+            if (d < bestDistance) {
+                bestDistance = d;
+                best = candidate;
+            }
+        }
+        return best != null && bestDistance <= Math.max(3, typo.length() / 3) ? Optional.of(best) : Optional.empty();
+    }
+
+    /** {@code bridge.imds.poll-interval} → {@code BRIDGE_IMDS_POLL_INTERVAL}, as Camel and the README spell it. */
+    public static String environmentName(String key) {
+        return key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+
+    /** {@code --help}: every key with its default and what it means. */
+    public String help() {
+        StringBuilder out = new StringBuilder();
+        for (Key key : keys.values()) {
+            out.append(key.name()).append('=').append(key.defaultValue()).append('\n');
+            if (!key.comment().isEmpty()) {
+                for (String line : key.comment().split("\n")) {
+                    out.append("    ").append(line).append('\n');
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    private static ConfigKeys load() {
+        try (InputStream in = ConfigKeys.class.getResourceAsStream("/application.properties")) {
+            if (in == null) {
+                throw new IllegalStateException("application.properties is missing from the jar");
+            }
+            return parse(new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).lines().toList());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Keys in file order; a key's comment is the block of {@code #} lines right above it (## are headings). */
+    static ConfigKeys parse(List<String> lines) {
+        Map<String, Key> keys = new LinkedHashMap<>();
+        List<String> comment = new ArrayList<>();
+        for (String raw : lines) {
+            String line = raw.strip();
+            if (line.startsWith("##") || line.isEmpty()) {
+                comment.clear();
+            } else if (line.startsWith("#")) {
+                comment.add(line.substring(1).strip());
+            } else {
+                int eq = line.indexOf('=');
+                String name = (eq < 0 ? line : line.substring(0, eq)).strip();
+                if (name.startsWith("bridge.")) {
+                    keys.put(name, new Key(name, eq < 0 ? "" : line.substring(eq + 1).strip(), String.join("\n", comment)));
+                }
+                comment.clear();
+            }
+        }
+        return new ConfigKeys(keys);
+    }
+
+    private static int distance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
+    }
+}

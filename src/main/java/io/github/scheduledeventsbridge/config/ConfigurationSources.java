@@ -1,0 +1,105 @@
+package io.github.scheduledeventsbridge.config;
+
+import org.apache.camel.component.properties.LocationPropertiesSource;
+import org.apache.camel.component.properties.PropertiesComponent;
+import org.apache.camel.spi.LoadablePropertiesSource;
+import org.apache.camel.spi.PropertiesSource;
+
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Where each {@code bridge.*} value comes from, in Camel's own lookup order (-D system properties, values
+ * set by an embedding program, {@code BRIDGE_*} variables, the files): to name the source in every refusal,
+ * and to refuse keys nobody knows before they are silently ignored.
+ */
+public final class ConfigurationSources {
+
+    private final PropertiesComponent properties;
+    private final Map<String, String> environment;
+    private final ConfigKeys keys = ConfigKeys.packaged();
+
+    public ConfigurationSources(PropertiesComponent properties, Map<String, String> environment) {
+        this.properties = properties;
+        this.environment = environment;
+    }
+
+    /** A human description of where the value in effect for {@code key} was set. */
+    public String origin(String key) {
+        if (System.getProperty(key) != null) {
+            return "-D" + key;
+        }
+        Properties overrides = properties.getOverrideProperties();
+        if (overrides != null && overrides.containsKey(key)) {
+            return "a value set by the program that embeds the agent";
+        }
+        for (PropertiesSource source : properties.getPropertiesSources()) {
+            if (source.getProperty(key) != null) {
+                return describe(source, key);
+            }
+        }
+        return "the packaged default";
+    }
+
+    /** A typo must not be a silently ignored setting: every unknown key stops start-up. */
+    public void refuseUnknownKeys() {
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith("bridge.") && !keys.isKnown(name)) {
+                throw unknown(name, "-D" + name, false);
+            }
+        }
+        for (String variable : environment.keySet()) {
+            if (variable.startsWith("BRIDGE_") && keys.byEnvironmentName(variable).isEmpty()) {
+                throw unknown(variable, "environment variable " + variable, true);
+            }
+        }
+        Properties overrides = properties.getOverrideProperties();
+        if (overrides != null) {
+            for (String name : overrides.stringPropertyNames()) {
+                if (name.startsWith("bridge.") && !keys.isKnown(name)) {
+                    throw unknown(name, "a value set by the program that embeds the agent", false);
+                }
+            }
+        }
+        for (PropertiesSource source : properties.getPropertiesSources()) {
+            if (source instanceof LocationPropertiesSource && source instanceof LoadablePropertiesSource loadable
+                    && !isPackaged(source)) {
+                Properties file = loadable.loadProperties(k -> k.startsWith("bridge."));
+                for (String name : file.stringPropertyNames()) {
+                    if (!keys.isKnown(name)) {
+                        throw unknown(name, describe(source, name), false);
+                    }
+                    if (readBeforeFiles(name) && !file.getProperty(name).strip().equals(keys.defaultValue(name))) {
+                        throw new BadConfigurationException(name, "is read before any file: set it as -D" + name
+                                + " or " + ConfigKeys.environmentName(name)).from(describe(source, name));
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean readBeforeFiles(String name) {
+        return name.equals(ConfigKeys.CONFIG_FILE) || name.equals(ConfigKeys.LOG_FORMAT);
+    }
+
+    private BadConfigurationException unknown(String name, String where, boolean environmentName) {
+        String hint = keys.nearest(name, environmentName).map(k -> "; did you mean " + k + "?")
+                .orElse("; java -jar scheduled-events-bridge.jar --help lists every key");
+        return new BadConfigurationException(name, "is not a known key" + hint).from(where);
+    }
+
+    private String describe(PropertiesSource source, String key) {
+        if (source instanceof EnvironmentVariablesSource) {
+            return "environment variable " + ConfigKeys.environmentName(key);
+        }
+        if (source instanceof LocationPropertiesSource location) {
+            return isPackaged(source) ? "the packaged default" : "file " + location.getLocation().getPath();
+        }
+        return source.getName();
+    }
+
+    private static boolean isPackaged(PropertiesSource source) {
+        return source instanceof LocationPropertiesSource location
+                && "classpath".equals(location.getLocation().getResolver());
+    }
+}

@@ -1,0 +1,75 @@
+package io.github.scheduledeventsbridge.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The quick start's script as a user runs it: their options win, and its state goes with the run. */
+class TryOnSimulatorIT {
+
+    private static final Pattern STATE_DIR = Pattern.compile("ms \\(api-version .*\\), filter \\S+, state in (\\S+)");
+
+    @TempDir
+    Path work;
+
+    @Test
+    void theUsersOptionsWinAndTheTemporaryStateGoesWithTheRun() throws Exception {
+        Path log = work.resolve("run.log");
+        Process script = start(log, "-Dbridge.imds.poll-interval=700");
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("Scheduled "));
+            String output = read(log);
+            assertThat(output).contains("every 700 ms");
+            Matcher m = STATE_DIR.matcher(output);
+            assertThat(m.find()).as(output).isTrue();
+            Path stateDir = Path.of(m.group(1));
+            assertThat(stateDir.getFileName().toString()).startsWith("seb-simulator.");
+            assertThat(stateDir).as(output).isDirectory();
+
+            script.destroy();
+            assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(stateDir).doesNotExist();
+        } finally {
+            script.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aStateDirectoryTheUserNamesIsUsedAndKept() throws Exception {
+        Path log = work.resolve("run.log");
+        Path keep = work.resolve("keep");
+        Process script = start(log, "-Dbridge.state.dir=" + keep);
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("Scheduled "));
+            assertThat(read(log)).contains("state in " + keep);
+            script.destroy();
+            assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(keep.resolve("state.json")).exists();
+        } finally {
+            script.destroyForcibly();
+        }
+    }
+
+    private Process start(Path log, String option) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder("bin/try-on-simulator", "-Dbridge.management.port=0",
+                "-Dbridge.simulator.speed=600", option)
+                .directory(new File(".")).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().put("SEB_SKIP_BUILD", "1");
+        return builder.start();
+    }
+
+    private static String read(Path log) throws Exception {
+        return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+    }
+}
