@@ -100,7 +100,7 @@ public final class ManagementServer extends ServiceSupport {
         jetty.addConnector(connector);
         jetty.setStopTimeout(5_000);
         jetty.setStopAtShutdown(false);
-        HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(jetty) : null;
+        HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(jetty, settings.readOnly()) : null;
         jetty.setHandler(new ManagementHandler(context, new BasicAuth(settings.username(), settings.password()), hawtio));
         try {
             jetty.start();
