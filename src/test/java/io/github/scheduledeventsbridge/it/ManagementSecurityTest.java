@@ -132,9 +132,13 @@ class ManagementSecurityTest {
         assertRefused(jolokia(Map.of("type", "read", "mbean", poll, "attribute", "EndpointUri")));
         assertRefused(jolokia(Map.of("type", "read", "mbean", "com.sun.management:type=HotSpotDiagnostic",
                 "attribute", "DiagnosticOptions")));
-        // The diagnostic MBeans are not even listed.
+        // The diagnostic MBeans are not even listed, nor Camel's endpoints (their names are endpoint URIs).
         HttpResponse<String> list = get("/hawtio/jolokia/list/com.sun.management", PASSWORD);
         assertThat(list.body()).doesNotContain("DiagnosticCommand", "HotSpotDiagnostic");
+        assertThat(get("/hawtio/jolokia/search/org.apache.camel:type=endpoints,*", PASSWORD).body())
+                .doesNotContain("timer:", "http:", "direct:");
+        assertThat(get("/hawtio/jolokia/list/org.apache.camel", PASSWORD).body())
+                .contains("type=routes").doesNotContain("type=endpoints");
     }
 
     @Test
