@@ -217,14 +217,17 @@ public record BridgeSettings(
     /** Refuses short passwords and the examples' placeholders; the message never repeats the password. */
     private static void checkManagementPassword(String password) {
         String lower = password.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("change-me") || lower.startsWith("changeme") || lower.contains("example")
-                || lower.equals("passwordpassword") || password.chars().distinct().count() == 1) {
+        if (lower.startsWith("change-me") || lower.startsWith("changeme") || lower.contains("example")) {
             throw new BadConfigurationException("bridge.management.password",
                     "is a placeholder from the examples; set a random one (e.g. openssl rand -base64 24)");
         }
         if (password.length() < MIN_MANAGEMENT_PASSWORD_LENGTH) {
             throw new BadConfigurationException("bridge.management.password", "is " + password.length()
                     + " characters long; at least " + MIN_MANAGEMENT_PASSWORD_LENGTH + " are required");
+        }
+        if (password.chars().distinct().count() < 4) {
+            throw new BadConfigurationException("bridge.management.password",
+                    "repeats too few characters to resist guessing; set a random one (e.g. openssl rand -base64 24)");
         }
     }
 

@@ -233,7 +233,7 @@ class ManagementSecurityTest {
 
     @Test
     void shortOrPlaceholderManagementPasswordsStopStartUp() {
-        for (String weak : List.of("x", "fifteen-chars-1", "change-me", "change-me-to-something-long")) {
+        for (String weak : List.of("x", "fifteen-chars-1", "change-me", "change-me-to-something-long", "abababababababababab")) {
             assertThatThrownBy(() -> InProcessAgent.builder(state).with("bridge.management.username", USER)
                     .with("bridge.management.password", weak).start().close())
                     .as(weak).hasStackTraceContaining("Bad configuration: bridge.management.password:")
