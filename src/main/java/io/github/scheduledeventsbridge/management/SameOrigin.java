@@ -13,9 +13,11 @@ import java.util.Locale;
  * neither read the console's answers nor send it requests riding on the browser's cached HTTP Basic login
  * (a form or {@code no-cors} POST to Jolokia needs no CORS answer to take effect).
  *
- * <p>Same origin means the same host as the request's {@code Host} header and, when that header names a port,
- * the same port. The scheme is not compared: behind a TLS proxy the browser's origin is https while this port
- * speaks plain HTTP.
+ * <p>Same origin means the same host as the request's {@code Host} header (or a reverse proxy's
+ * {@code X-Forwarded-Host}) and, when that header names a port, the same port. The scheme is not compared: behind
+ * a TLS proxy the browser's origin is https while this port speaks plain HTTP. Trusting {@code X-Forwarded-Host}
+ * gives a cross-site page nothing: a browser sends no such header cross-origin without a preflight, and the
+ * preflight, carrying the foreign {@code Origin}, is refused.
  */
 final class SameOrigin {
 
@@ -28,8 +30,16 @@ final class SameOrigin {
         if (origin == null) {
             return true;
         }
-        String host = request.getHeaders().get(HttpHeader.HOST);
-        if (host == null || origin.isBlank() || origin.trim().equals("null")) {
+        if (origin.isBlank() || origin.trim().equals("null")) {
+            return false;
+        }
+        String forwarded = request.getHeaders().get(HttpHeader.X_FORWARDED_HOST);
+        return matches(origin, request.getHeaders().get(HttpHeader.HOST))
+                || (forwarded != null && matches(origin, forwarded.split(",")[0]));
+    }
+
+    private static boolean matches(String origin, String host) {
+        if (host == null || host.isBlank()) {
             return false;
         }
         try {

@@ -214,6 +214,11 @@ class ManagementSecurityTest {
                 .header("Origin", base()), PASSWORD);
         assertThat(same.statusCode()).isEqualTo(200);
         assertThat(same.body()).contains("\"agent\"");
+        // Behind a TLS proxy that passes X-Forwarded-Host, the browser's https origin is this server too.
+        HttpResponse<String> proxied = send(HttpRequest.newBuilder(URI.create(base() + "/hawtio/jolokia/version"))
+                .header("Origin", "https://console.example.org").header("X-Forwarded-Host", "console.example.org"),
+                PASSWORD);
+        assertThat(proxied.statusCode()).isEqualTo(200);
     }
 
     @Test
