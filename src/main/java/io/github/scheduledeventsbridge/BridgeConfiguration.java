@@ -78,6 +78,9 @@ public class BridgeConfiguration implements CamelConfiguration {
                 new CloudEventFactory(clock, identity), resourceFilter, clock);
         Spool spool = new Spool(settings.stateDir().resolve("spool"), clock);
         SinkRegistry sinks = new SinkRegistry(sinks(settings, identity));
+        // Sink secrets go to the components, never into endpoint URIs (route dumps, Hawtio).
+        EmailSink.configureComponent(context, settings.email());
+        EventHubsSink.configureComponent(context, settings.eventHubs());
 
         registry.bind("vmIdentity", identity);
         registry.bind("journal", journal);

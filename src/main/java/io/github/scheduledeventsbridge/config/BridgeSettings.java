@@ -176,8 +176,12 @@ public record BridgeSettings(
                 management(r));
     }
 
-    /** Health, metrics and the Hawtio console on one HTTP port; the console only with credentials. */
-    public record ManagementSettings(boolean enabled, String host, int port, String username, String password) {
+    /**
+     * Health, metrics and the Hawtio console on one HTTP port; the console only with credentials, and read-only
+     * unless {@code readOnly} is false.
+     */
+    public record ManagementSettings(boolean enabled, String host, int port, String username, String password,
+                                     boolean readOnly) {
         public boolean credentials() {
             return !username.isEmpty();
         }
@@ -185,9 +189,12 @@ public record BridgeSettings(
         @Override
         public String toString() {
             return enabled ? "management on " + host + ":" + port + (credentials() ? " (user " + username + ")" : "")
-                    : "management off";
+                    + (readOnly ? "" : ", console not read-only") : "management off";
         }
     }
+
+    /** HTTP Basic over a port that may be reachable from the network: long enough to resist guessing. */
+    public static final int MIN_MANAGEMENT_PASSWORD_LENGTH = 16;
 
     private static ManagementSettings management(Reader r) {
         String host = r.nonBlank("bridge.management.host", "127.0.0.1");
@@ -206,8 +213,28 @@ public record BridgeSettings(
                     ? new BadConfigurationException("bridge.management.username", "is required when bridge.management.password is set")
                     : new BadConfigurationException("bridge.management.password", "is required when bridge.management.username is set");
         }
+        if (!password.isEmpty()) {
+            checkManagementPassword(password);
+        }
         return new ManagementSettings(r.bool("bridge.management.enabled", true), host,
-                r.port("bridge.management.port", 8080), username, password);
+                r.port("bridge.management.port", 8080), username, password, r.bool("bridge.management.read-only", true));
+    }
+
+    /** Refuses short passwords and the examples' placeholders; the message never repeats the password. */
+    private static void checkManagementPassword(String password) {
+        String lower = password.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("change-me") || lower.startsWith("changeme") || lower.contains("example")) {
+            throw new BadConfigurationException("bridge.management.password",
+                    "is a placeholder from the examples; set a random one (e.g. openssl rand -base64 24)");
+        }
+        if (password.length() < MIN_MANAGEMENT_PASSWORD_LENGTH) {
+            throw new BadConfigurationException("bridge.management.password", "is " + password.length()
+                    + " characters long; at least " + MIN_MANAGEMENT_PASSWORD_LENGTH + " are required");
+        }
+        if (password.chars().distinct().count() < 4) {
+            throw new BadConfigurationException("bridge.management.password",
+                    "repeats too few characters to resist guessing; set a random one (e.g. openssl rand -base64 24)");
+        }
     }
 
     private static EventHubsSettings eventHubs(Reader r) {

@@ -31,19 +31,27 @@ import java.util.zip.ZipInputStream;
  * <p>Authentication is the management port's HTTP Basic in front of it, so Hawtio's own login is turned off
  * ({@code hawtio.authenticationEnabled=false}), as is its proxy to other Jolokia agents
  * ({@code hawtio.disableProxy=true}); both can be overridden with -D.
+ *
+ * <p>The WAR's Jolokia gets an access policy ({@code policyLocation}, set through an override descriptor):
+ * {@code hawtio/jolokia-read-only.xml} unless {@code bridge.management.read-only=false}, then
+ * {@code hawtio/jolokia-full-access.xml}. See those files for what each allows.
  */
 final class HawtioConsole {
 
     static final String WAR_RESOURCE = "/hawtio/hawtio.war";
+    static final String READ_ONLY_POLICY = "/hawtio/jolokia-read-only.xml";
+    static final String FULL_ACCESS_POLICY = "/hawtio/jolokia-full-access.xml";
     private static final Logger LOG = LoggerFactory.getLogger(HawtioConsole.class);
 
     private final Server server;
+    private final boolean readOnly;
     private WebAppContext webapp;
     private Path directory;
     private boolean closed;
 
-    HawtioConsole(Server server) {
+    HawtioConsole(Server server, boolean readOnly) {
         this.server = server;
+        this.readOnly = readOnly;
     }
 
     boolean handle(Request request, Response response, Callback callback) throws Exception {
@@ -75,6 +83,7 @@ final class HawtioConsole {
         try {
             unpack(dir);
             WebAppContext context = new WebAppContext();
+            context.addOverrideDescriptor(jolokiaPolicy(dir).toString());
             context.setContextPath("/hawtio");
             context.setWar(dir.toString());
             context.setParentLoaderPriority(false);
@@ -108,6 +117,37 @@ final class HawtioConsole {
             delete(directory);
             directory = null;
         }
+    }
+
+    /**
+     * Copies the policy next to the WAR and writes the override descriptor that points the WAR's
+     * {@code jolokia-agent} servlet at it. Returns the descriptor.
+     */
+    private Path jolokiaPolicy(Path dir) throws IOException {
+        String resource = readOnly ? READ_ONLY_POLICY : FULL_ACCESS_POLICY;
+        Path policy = dir.resolve("WEB-INF").resolve("jolokia-access.xml");
+        try (InputStream in = HawtioConsole.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IOException(resource + " is not on the classpath");
+            }
+            Files.copy(in, policy, StandardCopyOption.REPLACE_EXISTING);
+        }
+        Path descriptor = dir.resolve("WEB-INF").resolve("override-web.xml");
+        Files.writeString(descriptor, """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
+                  <servlet>
+                    <servlet-name>jolokia-agent</servlet-name>
+                    <init-param>
+                      <param-name>policyLocation</param-name>
+                      <param-value>%s</param-value>
+                    </init-param>
+                  </servlet>
+                </web-app>
+                """.formatted(policy.toUri()), StandardCharsets.UTF_8);
+        LOG.info("Hawtio's Jolokia is {}", readOnly ? "read-only (bridge.management.read-only=true)"
+                : "unrestricted: writes and operations allowed (bridge.management.read-only=false)");
+        return descriptor;
     }
 
     private static void setDefault(String key, String value) {

@@ -16,12 +16,14 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Routes the management port. With credentials configured, every path needs them except the two probes
- * ({@code /observe/health/live} and {@code /ready}), which then answer their status to anyone but their
- * details only to an authenticated caller.
+ * ({@code /observe/health/live} and {@code /ready}), which answer {@code {"status":"UP"}} (or DOWN) to anyone;
+ * their details ({@code ?details}) and {@code /observe/health} need the login. Wrong logins are throttled
+ * ({@link LoginThrottle}); requests from another origin are refused ({@link SameOrigin}).
  */
 final class ManagementHandler extends Handler.Abstract {
 
@@ -33,6 +35,7 @@ final class ManagementHandler extends Handler.Abstract {
     private final BasicAuth auth;
     private final HawtioConsole console;
     private final AtomicLong lastRefusalLogged = new AtomicLong();
+    private final LoginThrottle throttle = new LoginThrottle();
 
     ManagementHandler(CamelContext context, BasicAuth auth, HawtioConsole console) {
         this.context = context;
@@ -44,10 +47,23 @@ final class ManagementHandler extends Handler.Abstract {
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         String path = request.getHttpURI().getCanonicalPath();
         path = path == null ? "" : path;
+        if (!SameOrigin.allows(request)) {
+            return text(response, callback, HttpStatus.FORBIDDEN_403, "Cross-origin requests are refused.\n");
+        }
+        String address = Request.getRemoteAddr(request);
+        if (auth.required() && request.getHeaders().contains(HttpHeader.AUTHORIZATION)) {
+            Duration wait = throttle.retryAfter(address);
+            if (!wait.isZero()) {
+                return tooManyAttempts(response, callback, wait);
+            }
+        }
         BasicAuth.Outcome outcome = auth.check(request);
         boolean authorized = outcome == BasicAuth.Outcome.ACCEPTED || outcome == BasicAuth.Outcome.NOT_REQUIRED;
         if (outcome == BasicAuth.Outcome.WRONG) {
+            throttle.failed(address);
             logRefusal(request, path);
+        } else if (outcome == BasicAuth.Outcome.ACCEPTED) {
+            throttle.succeeded(address);
         }
 
         if (path.equals("/hawtio") || path.startsWith("/hawtio/")) {
@@ -65,9 +81,13 @@ final class ManagementHandler extends Handler.Abstract {
             return text(response, callback, HttpStatus.METHOD_NOT_ALLOWED_405, "Only GET and HEAD here.\n");
         }
         String route = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+        boolean details = hasDetailsParameter(request);
+        if (details && !authorized && (route.equals("/observe/health/live") || route.equals("/observe/health/ready"))) {
+            return challenge(response, callback);
+        }
         return switch (route) {
-            case "/observe/health/live" -> health(response, callback, HealthReport.Kind.LIVENESS, authorized, head);
-            case "/observe/health/ready" -> health(response, callback, HealthReport.Kind.READINESS, authorized, head);
+            case "/observe/health/live" -> health(response, callback, HealthReport.Kind.LIVENESS, details, head);
+            case "/observe/health/ready" -> health(response, callback, HealthReport.Kind.READINESS, details, head);
             case "/observe/health" -> authorized
                     ? health(response, callback, HealthReport.Kind.ALL, true, head) : challenge(response, callback);
             case "/metrics" -> authorized ? metrics(response, callback, head) : challenge(response, callback);
@@ -104,6 +124,26 @@ final class ManagementHandler extends Handler.Abstract {
         }
         java.util.Set<PrometheusMeterRegistry> all = context.getRegistry().findByType(PrometheusMeterRegistry.class);
         return all.size() == 1 ? all.iterator().next() : null;
+    }
+
+    private static boolean hasDetailsParameter(Request request) {
+        String query = request.getHttpURI().getQuery();
+        if (query == null) {
+            return false;
+        }
+        for (String parameter : query.split("&")) {
+            if (parameter.equals("details") || parameter.startsWith("details=")) {
+                return !parameter.equals("details=false");
+            }
+        }
+        return false;
+    }
+
+    private static boolean tooManyAttempts(Response response, Callback callback, Duration wait) {
+        long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(seconds));
+        return text(response, callback, HttpStatus.TOO_MANY_REQUESTS_429,
+                "Too many wrong logins: try again in " + seconds + " s.\n");
     }
 
     private static boolean challenge(Response response, Callback callback) {

@@ -22,8 +22,9 @@ import java.net.UnknownHostException;
  * Prometheus registry that {@code camel.metrics.*} sets up, the MBeans of camel-management.
  *
  * <p>Never open to the world by accident: without {@code bridge.management.username}/{@code password} it listens
- * on 127.0.0.1 only, whatever {@code bridge.management.host} says, and the console is off (it can stop routes and
- * call any MBean). With credentials, everything but the two probes needs HTTP Basic authentication.
+ * on 127.0.0.1 only, whatever {@code bridge.management.host} says, and the console is off. With credentials,
+ * everything but the two probes' status needs HTTP Basic authentication, and the console is read-only unless
+ * {@code bridge.management.read-only=false} (then it can read every secret and call any MBean).
  *
  * <p>A management port already in use does not stop the agent: delivering events matters more than observing
  * them, so the failure is logged as an error and the agent runs on without this server.
@@ -68,6 +69,10 @@ public final class ManagementServer extends ServiceSupport {
             LOG.warn("The management server listens on {} with HTTP Basic authentication over plain HTTP: "
                     + "reach it through a TLS proxy or an SSH tunnel", host);
         }
+        if (settings.credentials() && !settings.readOnly()) {
+            LOG.warn("bridge.management.read-only=false: the Hawtio console can read the agent's secrets, call any MBean "
+                    + "and send messages to any endpoint (approvals without the approval secret); use it for debugging only");
+        }
         ManagementServer server = new ManagementServer(context, settings, host);
         context.getRegistry().bind(BEAN_NAME, server);
         try {
@@ -100,7 +105,7 @@ public final class ManagementServer extends ServiceSupport {
         jetty.addConnector(connector);
         jetty.setStopTimeout(5_000);
         jetty.setStopAtShutdown(false);
-        HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(jetty) : null;
+        HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(jetty, settings.readOnly()) : null;
         jetty.setHandler(new ManagementHandler(context, new BasicAuth(settings.username(), settings.password()), hawtio));
         try {
             jetty.start();

@@ -52,6 +52,24 @@ class ConfigurationIT {
         }
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "x                           | at least 16 are required",
+            "change-me                   | placeholder",
+            "change-me-to-something-long | placeholder"})
+    void aWeakOrPlaceholderManagementPasswordStopsStartUpWithOneLine(String password, String reason) throws Exception {
+        try (AgentProcess agent = AgentProcess.start("weak-management-password", AgentProcess.env(
+                "BRIDGE_MANAGEMENT_USERNAME", "operator", "BRIDGE_MANAGEMENT_PASSWORD", password,
+                "BRIDGE_STATE_DIR", work.resolve("s").toString()), Map.of(), work)) {
+            assertThat(agent.waitForExit(60)).isEqualTo(2);
+            String output = agent.output();
+            assertThat(output.lines().filter(l -> l.contains("Bad configuration"))).hasSize(1)
+                    .allSatisfy(l -> assertThat(l).contains("Bad configuration: bridge.management.password: ")
+                            .contains(reason).doesNotContain(password.length() > 1 ? password : "\u0000"));
+            assertThat(output).doesNotContain("\tat ");
+        }
+    }
+
     @Test
     void systemPropertiesBeatEnvironmentVariablesWhichBeatTheConfigFile() throws Exception {
         Path file = work.resolve("bridge.properties");

@@ -90,7 +90,7 @@ class ManagementServerTest {
         int port = server().port();
         assertThat(port).isPositive();
 
-        HttpResponse<String> live = get("/observe/health/live");
+        HttpResponse<String> live = get("/observe/health/live?details");
         assertThat(live.statusCode()).isEqualTo(200);
         assertThat(live.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/json"));
         JsonNode body = JSON.readTree(live.body());
@@ -107,7 +107,7 @@ class ManagementServerTest {
     void readinessListsEveryRegisteredCheckWithItsStateAndDetails() throws Exception {
         start();
         await().atMost(Duration.ofSeconds(30)).until(() -> get("/observe/health/ready").statusCode() == 200);
-        JsonNode ready = JSON.readTree(get("/observe/health/ready").body());
+        JsonNode ready = JSON.readTree(get("/observe/health/ready?details").body());
         assertThat(ready.path("status").asText()).isEqualTo("UP");
         assertThat(ready.path("checks").isArray()).isTrue();
         assertThat(ready.path("checks")).isNotEmpty().allSatisfy(check -> {
@@ -120,7 +120,7 @@ class ManagementServerTest {
         assertThat(context.path("details").path("context.name").asText()).isEqualTo("scheduled-events-bridge");
         assertThat(findCheck(ready, "route:imds-poll").path("details").path("route.status").asText()).isEqualTo("Started");
 
-        JsonNode live = JSON.readTree(get("/observe/health/live").body());
+        JsonNode live = JSON.readTree(get("/observe/health/live?details").body());
         assertThat(live.path("checks").findValuesAsText("id")).contains("context").doesNotContain("route:imds-poll");
 
         JsonNode all = JSON.readTree(get("/observe/health").body());
@@ -172,7 +172,7 @@ class ManagementServerTest {
         HttpResponse<String> live = get("/observe/health/live");
         assertThat(live.statusCode()).isEqualTo(200);
         assertThat(JSON.readTree(live.body()).path("checks").findValues("details")).isEmpty();
-        JsonNode liveWithLogin = JSON.readTree(get("/observe/health/live", USER, PASSWORD).body());
+        JsonNode liveWithLogin = JSON.readTree(get("/observe/health/live?details", USER, PASSWORD).body());
         assertThat(findCheck(liveWithLogin, "context").path("details").path("context.status").asText()).isEqualTo("Started");
         assertThat(get("/metrics", USER, PASSWORD).body()).contains("camel_exchanges_total");
 

@@ -3,6 +3,9 @@ package io.github.scheduledeventsbridge.delivery.email;
 import io.github.scheduledeventsbridge.config.BridgeSettings.EmailSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.mail.MailComponent;
+import org.apache.camel.component.mail.MailConfiguration;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,24 +40,35 @@ public final class EmailSink {
     }
 
     /**
-     * The camel-mail endpoint:
-     * {@code smtp://host:port?username=RAW(u)&password=RAW(p)&from=RAW(f)&to=RAW(a,b)&contentType=RAW(text/html; charset=UTF-8)
+     * The SMTP login goes to the {@code smtp} component, whose configuration every smtp endpoint copies, and never
+     * into the endpoint URI: route dumps, the endpoint registry and Hawtio would show it there.
+     */
+    public static void configureComponent(CamelContext context, EmailSettings s) {
+        if (!s.enabled()) {
+            return;
+        }
+        MailConfiguration configuration = context.getComponent("smtp", MailComponent.class).getConfiguration();
+        if (!s.username().isEmpty()) {
+            configuration.setUsername(s.username());
+        }
+        if (!s.password().isEmpty()) {
+            configuration.setPassword(s.password());
+        }
+    }
+
+    /**
+     * The camel-mail endpoint, without the login ({@link #configureComponent}):
+     * {@code smtp://host:port?from=RAW(f)&to=RAW(a,b)&contentType=RAW(text/html; charset=UTF-8)
      * &connectionTimeout=10000&mail.smtp.timeout=30000&mail.smtp.writetimeout=30000
      * [&mail.smtp.starttls.enable=true&mail.smtp.starttls.required=true&mail.smtp.ssl.checkserveridentity=true]}.
      * Every configured value goes in RAW() so that no character of it is reinterpreted ({@code +}, {@code &},
-     * {@code %}, {@code =}); username and password are left out when empty (no SMTP AUTH). camel-mail hands every
+     * {@code %}, {@code =}). camel-mail hands every
      * {@code mail.*} parameter to JavaMail as is. STARTTLS is required, not merely enabled: a server (or a
      * man in the middle) that does not offer it gets nothing, credentials included, and the message waits in
      * the spool.
      */
     static String endpointUri(EmailSettings s) {
         List<String> parameters = new ArrayList<>();
-        if (!s.username().isEmpty()) {
-            parameters.add("username=" + raw(s.username()));
-        }
-        if (!s.password().isEmpty()) {
-            parameters.add("password=" + raw(s.password()));
-        }
         parameters.add("from=" + raw(s.from()));
         parameters.add("to=" + raw(String.join(",", s.to())));
         parameters.add("contentType=" + raw("text/html; charset=UTF-8"));

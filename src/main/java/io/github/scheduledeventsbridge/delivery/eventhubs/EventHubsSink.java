@@ -4,6 +4,8 @@ import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.BridgeSettings.EventHubsSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.azure.eventhubs.EventHubsComponent;
 
 import java.util.Locale;
 import java.util.Map;
@@ -23,6 +25,8 @@ public final class EventHubsSink {
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z][A-Za-z0-9-]{0,49}");
     private static final Pattern HUB = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,255}");
 
+    static final String CONNECTION_STRING_ENDPOINT = "azure-eventhubs:connection-string";
+
     private EventHubsSink() {
     }
 
@@ -32,9 +36,21 @@ public final class EventHubsSink {
     }
 
     /**
-     * The camel-azure-eventhubs endpoint. With a connection string (it names the hub in EntityPath), the
-     * string goes in RAW() so that no character of its key is reinterpreted:
-     * {@code azure-eventhubs:?connectionString=RAW(Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…;EntityPath=…)}.
+     * A connection string (it holds the SharedAccessKey) goes to the {@code azure-eventhubs} component, whose
+     * configuration every endpoint copies, and never into the endpoint URI: route dumps, the endpoint registry and
+     * Hawtio would show it there.
+     */
+    public static void configureComponent(CamelContext context, EventHubsSettings s) {
+        if (s.enabled() && !s.managedIdentity()) {
+            context.getComponent("azure-eventhubs", EventHubsComponent.class).getConfiguration()
+                    .setConnectionString(s.connectionString());
+        }
+    }
+
+    /**
+     * The camel-azure-eventhubs endpoint. With a connection string (it names the hub in EntityPath), the endpoint
+     * is {@value #CONNECTION_STRING_ENDPOINT} (the component ignores the path when it has a connection string) and
+     * the string is the component's ({@link #configureComponent}).
      * With the VM's managed identity (DefaultAzureCredential in the component):
      * {@code azure-eventhubs:<namespace>/<hub>?credentialType=AZURE_IDENTITY}.
      */
@@ -47,7 +63,7 @@ public final class EventHubsSink {
             }
             return "azure-eventhubs:" + namespaceName(s.namespace()) + "/" + hub + "?credentialType=AZURE_IDENTITY";
         }
-        return "azure-eventhubs:?connectionString=RAW(" + s.connectionString() + ")";
+        return CONNECTION_STRING_ENDPOINT;
     }
 
     /**

@@ -59,8 +59,9 @@ class EventHubsComponentTest {
         camel.getRegistry().bind("fastRetry", FAST_RETRY);
         camel.start();
         template = camel.createProducerTemplate();
-        endpoint = EventHubsSink.endpointUri(new EventHubsSettings(
-                peer.connectionString("hub"), "", "", null)) + "&amqpRetryOptions=#fastRetry";
+        EventHubsSettings settings = new EventHubsSettings(peer.connectionString("hub"), "", "", null);
+        EventHubsSink.configureComponent(camel, settings);
+        endpoint = EventHubsSink.endpointUri(settings) + "?amqpRetryOptions=#fastRetry";
     }
 
     @AfterEach

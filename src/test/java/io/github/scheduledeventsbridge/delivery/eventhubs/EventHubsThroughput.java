@@ -57,8 +57,10 @@ public final class EventHubsThroughput {
         Path state = Files.createTempDirectory("eventhubs-throughput");
         try (AmqpEventHubPeer peer = AmqpEventHubPeer.start(0); CamelContext camel = new DefaultCamelContext()) {
             Spool spool = new Spool(state.resolve("spool"));
-            Sink sink = EventHubsSink.create(new EventHubsSettings(peer.connectionString("hub"), "", "",
-                    new FilterSettings(Set.of(), Set.of(), false)), e -> true);
+            EventHubsSettings settings = new EventHubsSettings(peer.connectionString("hub"), "", "",
+                    new FilterSettings(Set.of(), Set.of(), false));
+            EventHubsSink.configureComponent(camel, settings);
+            Sink sink = EventHubsSink.create(settings, e -> true);
             SinkRegistry sinks = new SinkRegistry(List.of(sink));
             Properties properties = new Properties();
             properties.setProperty("bridge.delivery.initial-backoff", "500");
