@@ -175,10 +175,14 @@ public class BridgeConfiguration implements CamelConfiguration {
         ApprovalServer server = new ApprovalServer(context, settings.approvalListener(), settings.approvalTls(),
                 settings.imdsTimeout().toMillis(), audit);
         context.getRegistry().bind(ApprovalServer.BEAN_NAME, server);
+        // Bound now, before any route starts: a port that cannot be bound stops start-up here with one line and
+        // exit 2 (BadConfigurationException), rather than after polling began. Requests that arrive before the
+        // routes run get a JSON 503. The context stops it.
+        server.start();
         try {
-            // Started with the context; a port that cannot be bound stops start-up (BadConfigurationException, exit 2).
             context.addService(server, true, false);
         } catch (Exception e) {
+            server.stop();
             throw new IllegalStateException("Cannot add the approval server", e);
         }
     }
