@@ -109,10 +109,13 @@ public final class ApprovalServer extends ServiceSupport {
         } catch (ExecutionException e) {
             vertx.close();
             Throwable cause = e.getCause();
-            String reason = cause instanceof BindException || String.valueOf(cause.getMessage()).contains("in use")
-                    ? "port " + listener.port() + " on " + listener.host() + " cannot be bound (" + cause.getMessage() + ")"
-                    : "cannot listen on " + listener.host() + ":" + listener.port() + " (" + cause.getMessage() + ")";
-            throw new BadConfigurationException("bridge.approval.port", reason);
+            if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("in use")) {
+                throw new BadConfigurationException("bridge.approval.port", "port " + listener.port() + " on "
+                        + listener.host() + " cannot be bound (" + cause.getMessage() + ")");
+            }
+            // Otherwise the keystore could not be used (wrong password, wrong type): the message names no secret.
+            throw new BadConfigurationException(tls.enabled() ? "bridge.approval.tls.keystore" : "bridge.approval.host",
+                    "cannot listen on " + listener.host() + ":" + listener.port() + " (" + cause.getClass().getSimpleName() + ")");
         }
         vertx.setPeriodic(60_000, id -> audit.flush());
         LOG.info("Remote approval API on {}:{} ({}, at most {} connections, {} ms per request): "
@@ -174,6 +177,9 @@ public final class ApprovalServer extends ServiceSupport {
         if (announced > ApprovalGate.MAX_BODY_BYTES) {
             refuse(request, client, 413, "body over 64 KiB");
             return;
+        }
+        if ("100-continue".equalsIgnoreCase(request.getHeader("Expect"))) {
+            request.response().writeContinue(); // only now that path, method and length are acceptable
         }
         Buffer body = Buffer.buffer(announced > 0 ? (int) announced : 256);
         boolean[] refused = {false};
