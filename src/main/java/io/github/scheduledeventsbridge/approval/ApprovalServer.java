@@ -5,6 +5,7 @@ import io.github.scheduledeventsbridge.config.BridgeSettings.ApprovalListener;
 import io.github.scheduledeventsbridge.config.BridgeSettings.TlsSettings;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.file.FileSystemOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
@@ -80,8 +81,11 @@ public final class ApprovalServer extends ServiceSupport {
 
     @Override
     protected void doStart() throws Exception {
+        // One event loop, four workers for the routes (IMDS answers within bridge.imds.timeout); no file cache
+        // (no .vertx directory in the working directory, which may be read-only under systemd).
         vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(4)
-                .setInternalBlockingPoolSize(1).setPreferNativeTransport(false));
+                .setInternalBlockingPoolSize(1).setPreferNativeTransport(false)
+                .setFileSystemOptions(new FileSystemOptions().setFileCachingEnabled(false).setClassPathResolvingEnabled(false)));
         dispatcher = new ApprovalDispatcher(context, vertx);
         HttpServerOptions options = new HttpServerOptions()
                 .setHost(listener.host()).setPort(listener.port())
