@@ -34,7 +34,8 @@ public final class ApprovalAudit {
     }
 
     public void approved(String client, List<String> eventIds) {
-        LOG.info("Approval from {} for {}: approved, IMDS accepted", client, eventIds);
+        LOG.info("Approval from {} for {}: approved, IMDS accepted", client,
+                eventIds.toString().replaceAll("\\p{Cntrl}", "?"));
     }
 
     /** {@code eventIds} is null when the request was refused before its body could be trusted. */
@@ -47,8 +48,9 @@ public final class ApprovalAudit {
                 return;
             }
             logged++;
-            line = "Approval request from " + client + (eventIds == null ? "" : " for " + eventIds)
-                    + " refused with " + status + ": " + reason;
+            // Reasons may quote an EventId from a (signed) body: no control characters reach the log.
+            line = ("Approval request from " + client + (eventIds == null ? "" : " for " + eventIds)
+                    + " refused with " + status + ": " + reason).replaceAll("\\p{Cntrl}", "?");
         }
         LOG.warn(line);
     }
