@@ -14,7 +14,7 @@ DOC = json.dumps({"DocumentIncarnation": 2, "Events": [{
     "EventId": EVENT, "EventStatus": "Scheduled", "EventType": "Freeze", "ResourceType": "VirtualMachine",
     "Resources": ["bench-vm"], "NotBefore": "Mon, 11 Apr 2022 22:26:58 GMT", "Description": "bench",
     "EventSource": "Platform", "DurationInSeconds": 5}]}).encode()
-SECRET = b"bench-approval-secret"
+SECRET = b"bench-approval-secret-0123456789abcdef"
 arrivals = []            # monotonic times of StartRequests POSTs, in arrival order
 polls = [0]              # scheduledevents GETs served
 arrived = threading.Condition()

@@ -1,6 +1,8 @@
 package io.github.scheduledeventsbridge;
 
+import io.github.scheduledeventsbridge.approval.ApprovalAudit;
 import io.github.scheduledeventsbridge.approval.ApprovalGate;
+import io.github.scheduledeventsbridge.approval.ApprovalServer;
 import io.github.scheduledeventsbridge.approval.ApprovalPolicy;
 import io.github.scheduledeventsbridge.approval.AutoApprover;
 import io.github.scheduledeventsbridge.approval.ImdsStartAnswer;
@@ -9,6 +11,7 @@ import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.config.ConfigurationSources;
 import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
+import io.github.scheduledeventsbridge.config.SecretStrength;
 import io.github.scheduledeventsbridge.delivery.Dispatcher;
 import io.github.scheduledeventsbridge.delivery.HttpAnswer;
 import io.github.scheduledeventsbridge.delivery.Sink;
@@ -35,13 +38,9 @@ import io.github.scheduledeventsbridge.transitions.ResourceFilter;
 import io.github.scheduledeventsbridge.transitions.TransitionDetector;
 import io.github.scheduledeventsbridge.transitions.TransitionLog;
 import org.apache.camel.CamelConfiguration;
-import org.apache.camel.component.platform.http.main.MainHttpServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
-import org.apache.camel.support.jsse.KeyManagersParameters;
-import org.apache.camel.support.jsse.KeyStoreParameters;
-import org.apache.camel.support.jsse.SSLContextParameters;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -115,6 +114,11 @@ public class BridgeConfiguration implements CamelConfiguration {
 
         if (!settings.webhookTargets().isEmpty() && settings.webhookSecret().isEmpty()) {
             LOG.warn("bridge.webhook.secret is empty: webhooks are sent unsigned");
+        } else if (!settings.webhookSecret().isEmpty()) {
+            String weakness = SecretStrength.weakness(settings.webhookSecret(), SecretStrength.MIN_APPROVAL_SECRET_LENGTH);
+            if (weakness != null) {
+                LOG.warn("bridge.webhook.secret {}: receivers cannot trust the signatures", weakness);
+            }
         }
         LOG.info("Polling {} every {} ms (api-version {}), filter {}, state in {}", settings.imdsUrl(),
                 settings.pollInterval().toMillis(), settings.apiVersion(), settings.filterResources(), settings.stateDir());
@@ -192,38 +196,24 @@ public class BridgeConfiguration implements CamelConfiguration {
             LOG.info("Remote approval API off (bridge.approval.secret is not set)");
             return;
         }
-        // Camel Main reads camel.server.* before this runs, so the server is started here, by hand.
-        MainHttpServer server = new MainHttpServer();
-        server.setCamelContext(context);
-        server.setPort(settings.approvalPort());
-        server.setMaxBodySize((long) ApprovalGate.MAX_BODY_BYTES);
-        server.setFileUploadEnabled(false);
-        if (settings.approvalTls().enabled()) {
-            server.setSslContextParameters(sslContext(settings.approvalTls()));
-        }
-        try {
-            context.addService(server, true, true);
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot start the approval HTTP server on port " + settings.approvalPort(), e);
-        }
+        // A small dedicated Vert.x server rather than platform-http: see ApprovalServer for the limits it keeps.
+        ApprovalAudit audit = new ApprovalAudit(clock, 20);
         context.getRegistry().bind("approvalGate", new ApprovalGate(
                 new WebhookSigner(settings.approvalSecret(), clock), clock,
-                new ReplayCache(100_000, ApprovalGate.WINDOW.multipliedBy(2)), journal));
-        LOG.info("Remote approval API on port {} ({}): POST /api/v1/approvals, GET /api/v1/events",
-                settings.approvalPort(), settings.approvalTls());
-    }
-
-    private static SSLContextParameters sslContext(BridgeSettings.TlsSettings tls) {
-        KeyStoreParameters keyStore = new KeyStoreParameters();
-        keyStore.setResource("file:" + tls.keystore());
-        keyStore.setPassword(tls.password());
-        keyStore.setType(tls.type());
-        KeyManagersParameters keyManagers = new KeyManagersParameters();
-        keyManagers.setKeyStore(keyStore);
-        keyManagers.setKeyPassword(tls.password());
-        SSLContextParameters parameters = new SSLContextParameters();
-        parameters.setKeyManagers(keyManagers);
-        return parameters;
+                ReplayCache.inStateDir(settings.stateDir(), 10_000, ApprovalGate.WINDOW), journal, audit));
+        ApprovalServer server = new ApprovalServer(context, settings.approvalListener(), settings.approvalTls(),
+                settings.imdsTimeout().toMillis(), audit);
+        context.getRegistry().bind(ApprovalServer.BEAN_NAME, server);
+        // Bound now, before any route starts: a port that cannot be bound stops start-up here with one line and
+        // exit 2 (BadConfigurationException), rather than after polling began. Requests that arrive before the
+        // routes run get a JSON 503. The context stops it.
+        server.start();
+        try {
+            context.addService(server, true, false);
+        } catch (Exception e) {
+            server.stop();
+            throw new IllegalStateException("Cannot add the approval server", e);
+        }
     }
 
     /** Visible in Hawtio's JMX tree next to Camel's own MBeans; replaces a leftover from a previous context. */

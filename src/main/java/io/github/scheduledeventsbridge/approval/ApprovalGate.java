@@ -15,6 +15,7 @@ import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.transitions.DetectedTransition;
 import io.github.scheduledeventsbridge.transitions.TransitionType;
 import org.apache.camel.Exchange;
+import org.apache.camel.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,9 +34,11 @@ import java.util.Set;
 public final class ApprovalGate {
 
     private static final Logger LOG = LoggerFactory.getLogger(ApprovalGate.class);
+    /** The largest body accepted; the approval server refuses a larger one while it arrives. */
     public static final int MAX_BODY_BYTES = 64 * 1024;
     public static final Duration WINDOW = Duration.ofSeconds(300);
     static final String EVENTS_PROPERTY = "approvalEvents";
+    static final String IDS_PROPERTY = "approvalEventIds";
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
@@ -44,8 +47,10 @@ public final class ApprovalGate {
     private final Clock clock;
     private final ReplayCache replays;
     private final TransitionJournal journal;
+    private final ApprovalAudit audit;
 
-    public ApprovalGate(WebhookSigner signer, Clock clock, ReplayCache replays, TransitionJournal journal) {
+    public ApprovalGate(WebhookSigner signer, Clock clock, ReplayCache replays, TransitionJournal journal,
+                        ApprovalAudit audit) {
         if (!signer.hasSecret()) {
             throw new IllegalArgumentException("the approval API needs bridge.approval.secret");
         }
@@ -53,16 +58,29 @@ public final class ApprovalGate {
         this.clock = clock;
         this.replays = replays;
         this.journal = journal;
+        this.audit = audit;
     }
 
     /** Route step: refuses (ApprovalRefused) or leaves the IMDS StartRequests body to forward. */
     public void admit(Exchange exchange) {
         byte[] body = body(exchange);
-        String signature = authenticate(exchange, body);
-        if (!replays.firstUse(signature, clock.instant())) {
+        Signed signed = authenticate(exchange.getMessage().getHeader(WebhookSigner.TIMESTAMP_HEADER, String.class),
+                exchange.getMessage().getHeader(WebhookSigner.SIGNATURE_HEADER, String.class), body);
+        ReplayCache.Use use;
+        try {
+            use = replays.use(signed.signature(), signed.timestamp());
+        } catch (IOException e) {
+            LOG.error("Cannot record a used approval signature in the state directory: {}", e.getMessage());
+            throw new ApprovalRefused(503, "the agent cannot record approvals right now");
+        }
+        if (use == ReplayCache.Use.REPLAY) {
             throw new ApprovalRefused(409, "this signature was already used");
         }
+        if (use == ReplayCache.Use.FULL) {
+            throw new ApprovalRefused(503, "too many approvals in the last 10 minutes; try again later");
+        }
         List<String> requested = eventIds(body);
+        exchange.setProperty(IDS_PROPERTY, requested);
         ImdsDocument current = journal.lastDocument();
         List<ScheduledEvent> events = new ArrayList<>();
         for (String id : requested) {
@@ -92,28 +110,31 @@ public final class ApprovalGate {
         ObjectNode answer = MAPPER.createObjectNode();
         ArrayNode ids = answer.putArray("approved");
         events.forEach(e -> ids.add(e.eventId()));
-        LOG.info("Approved remotely and accepted by IMDS: {}", events.stream().map(ScheduledEvent::eventId).toList());
+        audit.approved(client(exchange), events.stream().map(ScheduledEvent::eventId).toList());
         respond(exchange, 200, answer);
     }
 
     /** Route step for GET /api/v1/events: signed like a POST with an empty body; no replay check (read-only). */
-    public void events(Exchange exchange) {
-        authenticate(exchange, new byte[0]);
-        respond(exchange, 200, ImdsDocumentParser.toJson(journal.lastDocument()));
+    public String events(@Header(WebhookSigner.TIMESTAMP_HEADER) String timestamp,
+                         @Header(WebhookSigner.SIGNATURE_HEADER) String signature) {
+        authenticate(timestamp, signature, new byte[0]);
+        return ImdsDocumentParser.toJson(journal.lastDocument()).toString();
     }
 
-    /** Route step of the error handler: the status and a short JSON reason. */
+    /** Route step of the error handler: the status and a short JSON reason, audited (rate-limited). */
+    @SuppressWarnings("unchecked")
     public void refused(Exchange exchange) {
         Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         int status = cause instanceof ApprovalRefused refused ? refused.status() : 502;
         String reason = cause instanceof ApprovalRefused ? cause.getMessage() : "IMDS could not be reached";
-        LOG.warn("Approval request refused with {}: {}", status, reason);
+        audit.refused(client(exchange), status, reason, exchange.getProperty(IDS_PROPERTY, List.class));
         respond(exchange, status, MAPPER.createObjectNode().put("error", reason));
     }
 
-    private String authenticate(Exchange exchange, byte[] body) {
-        String timestamp = exchange.getMessage().getHeader(WebhookSigner.TIMESTAMP_HEADER, String.class);
-        String signature = exchange.getMessage().getHeader(WebhookSigner.SIGNATURE_HEADER, String.class);
+    private record Signed(String signature, long timestamp) {
+    }
+
+    private Signed authenticate(String timestamp, String signature, byte[] body) {
         if (timestamp == null || signature == null) {
             throw new ApprovalRefused(401, "X-Bridge-Timestamp and X-Bridge-Signature are required");
         }
@@ -131,7 +152,11 @@ public final class ApprovalGate {
         if (skew > WINDOW.toSeconds()) {
             throw new ApprovalRefused(401, "timestamp is more than 300 s from now");
         }
-        return signature;
+        return new Signed(signature, seconds);
+    }
+
+    private static String client(Exchange exchange) {
+        return exchange.getMessage().getHeader(ApprovalAudit.CLIENT_HEADER, "?", String.class);
     }
 
     private static byte[] body(Exchange exchange) {

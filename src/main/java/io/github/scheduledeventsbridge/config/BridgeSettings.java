@@ -35,6 +35,7 @@ public record BridgeSettings(
         String approvalSecret,
         AutoApprovalSettings autoApproval,
         TlsSettings approvalTls,
+        ApprovalListener approvalListener,
         Duration healthImdsStaleAfter,
         long healthSpoolThreshold,
         Duration healthSinkStaleAfter,
@@ -160,9 +161,10 @@ public record BridgeSettings(
                 eventHubs(r),
                 email(r),
                 r.port("bridge.approval.port", 8089),
-                r.string("bridge.approval.secret", ""),
+                SecretStrength.approvalSecret(r.string("bridge.approval.secret", "")),
                 autoApproval(r),
                 tls(r),
+                approvalListener(r),
                 r.millis("bridge.health.imds-stale-after", 30_000),
                 r.positiveLong("bridge.health.spool-threshold", 1_000),
                 r.millis("bridge.health.sink-stale-after", 300_000),
@@ -256,6 +258,26 @@ public record BridgeSettings(
                     "is required with bridge.eventhubs.namespace (managed identity)");
         }
         return new EventHubsSettings(connectionString, namespace, hub, r.filter("bridge.eventhubs.filter", "", ""));
+    }
+
+    /** Where the approval API listens and its limits (see approval/ApprovalServer). */
+    public record ApprovalListener(String host, int port, int maxConnections, Duration requestTimeout) {
+    }
+
+    private static ApprovalListener approvalListener(Reader r) {
+        String host = r.nonBlank("bridge.approval.host", "0.0.0.0");
+        try {
+            java.net.InetAddress.getByName(host);
+        } catch (java.net.UnknownHostException e) {
+            throw new BadConfigurationException("bridge.approval.host", "'" + host + "' cannot be resolved to an address");
+        }
+        long max = r.positiveLong("bridge.approval.max-connections", 64);
+        if (max > 1024) {
+            throw new BadConfigurationException("bridge.approval.max-connections",
+                    max + " is above 1024 (each connection may hold a 64 KiB body in memory)");
+        }
+        return new ApprovalListener(host, r.port("bridge.approval.port", 8089), (int) max,
+                r.millis("bridge.approval.request-timeout", 10_000));
     }
 
     /** TLS for the approval API: a keystore holding the server's key and certificate. */

@@ -53,6 +53,9 @@ class BridgeSettingsTest {
         assertThat(s.simulatorEnabled()).isFalse();
         assertThat(s.simulatorPort()).isBetween(0, 65535);
         assertThat(s.simulatorSpeed()).isPositive();
+        assertThat(s.approvalListener()).isEqualTo(
+                new BridgeSettings.ApprovalListener("0.0.0.0", 8089, 64, Duration.ofSeconds(10)));
+        assertThat(read("bridge.approval.secret", "0123456789abcdef0123456789abcdef").approvalSecret()).hasSize(32);
     }
 
     @Test
@@ -121,6 +124,13 @@ class BridgeSettingsTest {
             "bridge.simulator.speed         | fast",
             "bridge.simulator.enabled       | yes",
             "bridge.simulator.enabled       | 1",
+            "bridge.approval.secret         | change-me",
+            "bridge.approval.secret         | 0123456789abcdef0123456789abcde",
+            "bridge.approval.secret         | '<approval secret>'",
+            "bridge.approval.host           | no-such-host.invalid",
+            "bridge.approval.max-connections| 0",
+            "bridge.approval.max-connections| 5000",
+            "bridge.approval.request-timeout| 0",
     })
     @DisplayName("each bad value stops start-up with a message naming the key")
     void badValues(String key, String value) {

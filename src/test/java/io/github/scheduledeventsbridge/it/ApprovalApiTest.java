@@ -25,7 +25,7 @@ import static org.awaitility.Awaitility.await;
 /** Every row of CONTRACT §6 over real HTTP, with a recording IMDS that shows what reached it. */
 class ApprovalApiTest {
 
-    private static final String SECRET = "approval-secret";
+    private static final String SECRET = "approval-secret-for-tests-0123456789abcdef";
     private static final String SCHEDULED = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
     private static final String STARTED = "5DD55B64-45AD-49D3-BBC9-F57D4EA97BD7";
 

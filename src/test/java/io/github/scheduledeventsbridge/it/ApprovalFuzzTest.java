@@ -27,7 +27,7 @@ import static org.awaitility.Awaitility.await;
  */
 class ApprovalFuzzTest {
 
-    private static final String SECRET = "fuzz-secret";
+    private static final String SECRET = "fuzz-secret-for-tests-0123456789abcdef";
     private static final String SCHEDULED = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
     private static final String STARTED = "5DD55B64-45AD-49D3-BBC9-F57D4EA97BD7";
     private static final int REQUESTS = 10_000;

@@ -28,7 +28,7 @@ import static org.awaitility.Awaitility.await;
 /** The approval API over TLS, with a keystore made by the JDK's keytool for this test. */
 class ApprovalTlsTest {
 
-    private static final String SECRET = "tls-secret";
+    private static final String SECRET = "tls-secret-for-tests-0123456789abcdef";
     private static final String EVENT = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
 
     @TempDir

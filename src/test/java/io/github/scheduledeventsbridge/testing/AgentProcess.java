@@ -77,6 +77,10 @@ public final class AgentProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }

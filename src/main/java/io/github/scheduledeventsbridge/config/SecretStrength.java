@@ -1,0 +1,48 @@
+package io.github.scheduledeventsbridge.config;
+
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Secrets that guard an inbound port must be long and not a documented placeholder. The message names the key
+ * and the rule, never the value.
+ */
+public final class SecretStrength {
+
+    public static final int MIN_APPROVAL_SECRET_LENGTH = 32;
+    /** Placeholders the examples and common docs use; anything starting with one of the first two is one too. */
+    private static final Set<String> PLACEHOLDERS = Set.of("change-me", "changeme", "change_me", "secret", "password",
+            "changeit", "replace-me", "your-secret", "example", "xxx");
+
+    private SecretStrength() {
+    }
+
+    /** Null when acceptable, otherwise the reason (without the secret). */
+    public static String weakness(String secret, int minLength) {
+        String lower = secret.trim().toLowerCase(Locale.ROOT);
+        if (PLACEHOLDERS.contains(lower) || lower.startsWith("change-me") || lower.startsWith("changeme")
+                || lower.startsWith("change_me") || lower.startsWith("replace-me")
+                || (lower.startsWith("<") && lower.endsWith(">")) || lower.startsWith("${")) {
+            return "is a documented placeholder; generate a real one, e.g. with: openssl rand -hex 32";
+        }
+        if (secret.length() < minLength) {
+            return "is " + secret.length() + " characters long; at least " + minLength
+                    + " are required (e.g. openssl rand -hex 32)";
+        }
+        if (secret.chars().distinct().count() < 8) {
+            return "has fewer than 8 different characters; generate a real one, e.g. with: openssl rand -hex 32";
+        }
+        return null;
+    }
+
+    /** bridge.approval.secret: empty (API off) or strong; anything else stops start-up. */
+    static String approvalSecret(String secret) {
+        if (!secret.isEmpty()) {
+            String weakness = weakness(secret, MIN_APPROVAL_SECRET_LENGTH);
+            if (weakness != null) {
+                throw new BadConfigurationException("bridge.approval.secret", weakness);
+            }
+        }
+        return secret;
+    }
+}

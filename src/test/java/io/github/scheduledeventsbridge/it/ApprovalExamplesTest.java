@@ -1,0 +1,117 @@
+package io.github.scheduledeventsbridge.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.testing.ApprovalClient;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The documented approval clients, run as printed with bash, curl and openssl against the built-in simulator:
+ * the snippet in config/approval.example.properties, the same one in the README, and bin/approve.
+ */
+class ApprovalExamplesTest {
+
+    private static final String SECRET = "examples-secret-for-tests-0123456789abcdef";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path state;
+    private InProcessAgent agent;
+    private ApprovalClient client;
+    private String url;
+
+    @BeforeEach
+    void start() throws Exception {
+        int port = ApprovalClient.freePort();
+        agent = InProcessAgent.builder(state)
+                .with("bridge.simulator.enabled", "true")
+                .with("bridge.simulator.speed", "10") // the Freezes stay Scheduled for 90 s
+                .with("bridge.simulator.scenarios", "freeze,user-reboot")
+                .with("bridge.simulator.loop", "false")
+                .with("bridge.approval.secret", SECRET)
+                .with("bridge.approval.port", Integer.toString(port))
+                .start();
+        client = new ApprovalClient(port, SECRET);
+        url = "http://127.0.0.1:" + port;
+    }
+
+    @AfterEach
+    void stop() {
+        agent.close();
+    }
+
+    @Test
+    void theExampleAndReadmeSnippetsAreTheSameAndApproveAPendingEvent() throws Exception {
+        List<String> example = Files.readAllLines(Path.of("config/approval.example.properties")).stream()
+                .dropWhile(l -> !l.contains("The same by hand with openssl and curl")).skip(1)
+                .takeWhile(l -> l.startsWith("#   ")).map(l -> l.substring(4)).toList();
+        String readme = Files.readString(Path.of("README.md"));
+        int fence = readme.indexOf("```bash\nurl=http://localhost:8089");
+        List<String> readmeSnippet = readme.substring(fence + 8, readme.indexOf("```", fence + 8)).lines().toList();
+        assertThat(example).hasSize(4).isEqualTo(readmeSnippet);
+        assertThat(example.get(0)).startsWith("url=http://localhost:8089; id=");
+
+        String pending = await().atMost(Duration.ofSeconds(30)).until(this::scheduledEvent, id -> id != null);
+        // Only the first line's two values are set for this agent; the other lines run exactly as printed.
+        List<String> script = new ArrayList<>(example);
+        script.set(0, "url=" + url + "; id=" + pending);
+        Result result = bash(String.join("\n", script) + "\n");
+        assertThat(result.output()).as(result.toString()).contains("\"approved\"").contains(pending);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !pending.equals(scheduledEvent()));
+    }
+
+    @Test
+    void binApproveListsThenApproves() throws Exception {
+        String pending = await().atMost(Duration.ofSeconds(30)).until(this::scheduledEvent, id -> id != null);
+        Result list = bash("bin/approve --list");
+        assertThat(list.exit()).as(list.toString()).isZero();
+        assertThat(JSON.readTree(list.output()).path("Events").toString()).contains(pending);
+
+        Result approve = bash("bin/approve " + pending);
+        assertThat(approve.exit()).as(approve.toString()).isZero();
+        assertThat(approve.output()).contains(pending);
+        Result again = bash("bin/approve " + pending);
+        assertThat(again.exit()).as("no longer Scheduled").isEqualTo(1);
+        assertThat(again.output()).contains("\"error\"");
+        assertThat(bash("BRIDGE_APPROVAL_SECRET=wrong-secret-wrong-secret-wrong-secret bin/approve --list").exit()).isEqualTo(1);
+    }
+
+    private String scheduledEvent() throws IOException {
+        JsonNode events = JSON.readTree(client.events(true).body()).path("Events");
+        for (JsonNode event : events) {
+            if (event.path("EventStatus").asText().equals("Scheduled")) {
+                return event.path("EventId").asText();
+            }
+        }
+        return null;
+    }
+
+    private record Result(int exit, String output) {
+    }
+
+    private Result bash(String script) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true);
+        builder.environment().put("BRIDGE_APPROVAL_SECRET", SECRET);
+        builder.environment().put("APPROVAL_URL", url);
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return new Result(process.exitValue(), output);
+    }
+}

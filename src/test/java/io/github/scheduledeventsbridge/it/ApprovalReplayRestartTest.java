@@ -1,0 +1,59 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.approval.ReplayCache;
+import io.github.scheduledeventsbridge.testing.ApprovalClient;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** A captured approval stays used across a restart of the agent: the replay cache lives in the state directory. */
+class ApprovalReplayRestartTest {
+
+    private static final String SECRET = "replay-secret-for-tests-0123456789abcdef";
+    private static final String SCHEDULED = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
+
+    @TempDir
+    Path state;
+
+    @Test
+    void aCapturedApprovalIsRefusedAfterARestart() throws Exception {
+        byte[] body = ("{\"EventId\":\"" + SCHEDULED + "\"}").getBytes(StandardCharsets.UTF_8);
+        String ts = ApprovalClient.now();
+        String signature = ApprovalClient.sign(SECRET, ts, body);
+        try (ScriptedImds imds = new ScriptedImds()) {
+            imds.serve(Docs.document(3, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0")));
+            int port = ApprovalClient.freePort();
+            ApprovalClient client = new ApprovalClient(port, SECRET);
+            try (InProcessAgent agent = start(imds, port)) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> client.events(true).body().contains(SCHEDULED));
+                assertThat(client.post(body, ts, signature).statusCode()).isEqualTo(200);
+            }
+            try (InProcessAgent agent = start(imds, port)) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> client.events(true).body().contains(SCHEDULED));
+                assertThat(client.post(body, ts, signature).statusCode()).as("the same request again").isEqualTo(409);
+                assertThat(imds.startRequests()).hasSize(1);
+                assertThat(Files.readString(state.resolve(ReplayCache.FILE_NAME))).contains(signature).doesNotContain(SECRET);
+                assertThat(client.approve("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED + "\"}]}").statusCode())
+                        .as("a new signature still works").isEqualTo(200);
+                assertThat(imds.startRequests()).hasSize(2);
+            }
+        }
+    }
+
+    private InProcessAgent start(ScriptedImds imds, int port) throws Exception {
+        return InProcessAgent.builder(state).imds(imds)
+                .with("bridge.approval.secret", SECRET)
+                .with("bridge.approval.port", Integer.toString(port))
+                .start();
+    }
+}
