@@ -2,10 +2,31 @@ package io.github.scheduledeventsbridge.imds;
 
 import org.apache.camel.Exchange;
 
-/** Route step after the IMDS GET: only a 200 with a complete document becomes a document. */
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Route step after the IMDS GET: only a 200 with a complete document of at most
+ * {@code bridge.imds.max-document-size} bytes becomes a document. The poll's endpoint hands over the
+ * response as a stream (no stream cache), so an oversized answer is refused by its Content-Length, or
+ * after reading one byte more than the limit, never buffered whole.
+ */
 public final class ImdsResponse {
 
+    public static final long DEFAULT_MAX_DOCUMENT_SIZE = 1_048_576;
+
     private final ImdsDocumentParser parser = new ImdsDocumentParser();
+    private final long maxDocumentSize;
+
+    public ImdsResponse() {
+        this(DEFAULT_MAX_DOCUMENT_SIZE);
+    }
+
+    public ImdsResponse(long maxDocumentSize) {
+        this.maxDocumentSize = maxDocumentSize;
+    }
 
     public ImdsDocument toDocument(Exchange exchange) {
         Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
@@ -13,6 +34,30 @@ public final class ImdsResponse {
             throw new ImdsStatusException(status == null ? -1 : status,
                     exchange.getMessage().getHeader("Retry-After", String.class));
         }
-        return parser.parse(exchange.getMessage().getBody(String.class));
+        Long declared = exchange.getMessage().getHeader(Exchange.CONTENT_LENGTH, Long.class);
+        if (declared != null && declared > maxDocumentSize) {
+            throw new DocumentTooLargeException(declared + " bytes (Content-Length)", maxDocumentSize);
+        }
+        Object body = exchange.getMessage().getBody();
+        if (body instanceof InputStream stream) {
+            return parser.parse(new String(readAtMost(stream), StandardCharsets.UTF_8));
+        }
+        String text = exchange.getMessage().getBody(String.class);
+        if (text != null && text.getBytes(StandardCharsets.UTF_8).length > maxDocumentSize) {
+            throw new DocumentTooLargeException("more than " + maxDocumentSize + " bytes", maxDocumentSize);
+        }
+        return parser.parse(text);
+    }
+
+    private byte[] readAtMost(InputStream stream) {
+        try (stream) {
+            byte[] bytes = stream.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxDocumentSize + 1));
+            if (bytes.length > maxDocumentSize) {
+                throw new DocumentTooLargeException("more than " + maxDocumentSize + " bytes", maxDocumentSize);
+            }
+            return bytes;
+        } catch (IOException e) {
+            throw new UncheckedIOException("IMDS answer could not be read", e);
+        }
     }
 }

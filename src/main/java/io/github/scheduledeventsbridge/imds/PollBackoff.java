@@ -132,6 +132,9 @@ public final class PollBackoff {
             if (t instanceof ImdsStatusException s) {
                 return s.status() == 429 ? "throttled" : s.status() >= 500 ? "server-error" : "http-" + s.status();
             }
+            if (t instanceof DocumentTooLargeException) {
+                return "too-large";
+            }
             if (t instanceof InvalidDocumentException) {
                 return "invalid-document";
             }
