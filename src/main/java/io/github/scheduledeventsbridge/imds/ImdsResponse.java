@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Route step after the IMDS GET: only a 200 with a complete document of at most
@@ -19,6 +20,8 @@ public final class ImdsResponse {
 
     private final ImdsDocumentParser parser = new ImdsDocumentParser();
     private final long maxDocumentSize;
+    private byte[] lastBody;
+    private ImdsDocument lastDocument;
 
     public ImdsResponse() {
         this(DEFAULT_MAX_DOCUMENT_SIZE);
@@ -39,14 +42,31 @@ public final class ImdsResponse {
             throw new DocumentTooLargeException(declared + " bytes (Content-Length)", maxDocumentSize);
         }
         Object body = exchange.getMessage().getBody();
+        byte[] bytes;
         if (body instanceof InputStream stream) {
-            return parser.parse(new String(readAtMost(stream), StandardCharsets.UTF_8));
+            bytes = readAtMost(stream);
+        } else {
+            String text = exchange.getMessage().getBody(String.class);
+            bytes = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
+            if (bytes.length > maxDocumentSize) {
+                throw new DocumentTooLargeException("more than " + maxDocumentSize + " bytes", maxDocumentSize);
+            }
         }
-        String text = exchange.getMessage().getBody(String.class);
-        if (text != null && text.getBytes(StandardCharsets.UTF_8).length > maxDocumentSize) {
-            throw new DocumentTooLargeException("more than " + maxDocumentSize + " bytes", maxDocumentSize);
+        return parse(bytes);
+    }
+
+    /**
+     * IMDS answers the same bytes poll after poll: those are not parsed again (with 10,000 events, parsing
+     * is most of an idle poll's cost), and the journal then compares the very same document instance.
+     */
+    private synchronized ImdsDocument parse(byte[] bytes) {
+        if (lastDocument != null && Arrays.equals(bytes, lastBody)) {
+            return lastDocument;
         }
-        return parser.parse(text);
+        ImdsDocument document = parser.parse(new String(bytes, StandardCharsets.UTF_8));
+        lastBody = bytes;
+        lastDocument = document;
+        return document;
     }
 
     private byte[] readAtMost(InputStream stream) {

@@ -122,4 +122,17 @@ class ImdsResponseTest {
         assertThatThrownBy(() -> new ImdsResponse(doc.length - 1).toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_2)))
                 .isInstanceOf(DocumentTooLargeException.class);
     }
+
+    @Test
+    @DisplayName("the same bytes again give the same document without parsing again; other bytes are parsed")
+    void sameBodyNotParsedAgain() {
+        ImdsDocument first = response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_2));
+
+        assertThat(response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_2))).isSameAs(first);
+        ImdsDocument next = response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_3));
+        assertThat(next).isEqualTo(LiveMigrationSeed.parse(LiveMigrationSeed.INCARNATION_3));
+        assertThatThrownBy(() -> response.toDocument(answer(200, null, "{\"DocumentIncarnation\":")))
+                .isInstanceOf(InvalidDocumentException.class);
+        assertThat(response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_3))).isSameAs(next);
+    }
 }
