@@ -41,7 +41,7 @@ public final class Dispatcher {
     public List<SpoolEntry> spool(List<OutboundEvent> events) {
         try {
             List<SpoolEntry> entries = spoolAll(events);
-            if (!entries.isEmpty()) {
+            if (!events.isEmpty()) {
                 health.succeeded(StorageHealth.SPOOL);
             }
             return entries;
