@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge.imds;
 
 import org.apache.camel.Exchange;
+import org.apache.hc.core5.http.io.EofSensorInputStream;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,10 +39,11 @@ public final class ImdsResponse {
                     exchange.getMessage().getHeader("Retry-After", String.class));
         }
         Long declared = exchange.getMessage().getHeader(Exchange.CONTENT_LENGTH, Long.class);
+        Object body = exchange.getMessage().getBody();
         if (declared != null && declared > maxDocumentSize) {
+            abort(body);
             throw new DocumentTooLargeException(declared + " bytes (Content-Length)", maxDocumentSize);
         }
-        Object body = exchange.getMessage().getBody();
         byte[] bytes;
         if (body instanceof InputStream stream) {
             bytes = readAtMost(stream);
@@ -69,10 +71,22 @@ public final class ImdsResponse {
         return document;
     }
 
+    /** Drops the connection, rather than let closing the response read the rest of an oversized answer. */
+    private static void abort(Object body) {
+        if (body instanceof EofSensorInputStream response) {
+            try {
+                response.abort();
+            } catch (IOException ignored) {
+                // The connection is being dropped anyway.
+            }
+        }
+    }
+
     private byte[] readAtMost(InputStream stream) {
         try (stream) {
             byte[] bytes = stream.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxDocumentSize + 1));
             if (bytes.length > maxDocumentSize) {
+                abort(stream);
                 throw new DocumentTooLargeException("more than " + maxDocumentSize + " bytes", maxDocumentSize);
             }
             return bytes;
