@@ -83,6 +83,16 @@ class LargeDocumentTest {
             await().atMost(Duration.ofSeconds(120)).until(() -> webhook.delivered().size() >= count);
             System.out.printf("LargeDocumentTest: %d events recorded and spooled in %d ms, delivered in %d ms%n", count,
                     (recorded - started) / 1_000_000, (System.nanoTime() - started) / 1_000_000);
+
+            // Idle polls of the same 10,000-event document (every 200 ms) must not keep a core busy.
+            com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            int served = imds.documentsServed();
+            long cpuBefore = os.getProcessCpuTime();
+            long wallBefore = System.nanoTime();
+            await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= served + 20);
+            double share = (double) (os.getProcessCpuTime() - cpuBefore) / (System.nanoTime() - wallBefore);
+            System.out.printf("LargeDocumentTest: idle polling of %d events uses %.0f %% of a core%n", count, share * 100);
         }
         Set<String> delivered = webhook.delivered().stream().map(WebhookReceiver.Request::eventId).collect(Collectors.toSet());
         assertThat(delivered).as("nothing lost").hasSize(count);
