@@ -32,6 +32,9 @@ import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.management.ManagementServer;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
+import io.github.scheduledeventsbridge.health.StorageHealth;
+import io.github.scheduledeventsbridge.state.BootTime;
+import io.github.scheduledeventsbridge.state.ObservationWatch;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.ResourceFilter;
@@ -73,8 +76,13 @@ public class BridgeConfiguration implements CamelConfiguration {
         Registry registry = context.getRegistry();
         VmIdentity identity = new VmIdentity(clock);
         ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
+        StorageHealth storage = new StorageHealth();
+        // Tests bind their own "bootTime"; the agent reads the kernel's.
+        BootTime bootTime = java.util.Optional.ofNullable(context.getRegistry().lookupByNameAndType("bootTime", BootTime.class))
+                .orElseGet(BootTime::system);
         TransitionJournal journal = new TransitionJournal(settings.stateDir(), new TransitionDetector(),
-                new CloudEventFactory(clock, identity), resourceFilter, clock);
+                new CloudEventFactory(clock, identity), resourceFilter, clock,
+                new ObservationWatch(ObservationWatch.maxGap(settings.pollInterval()), bootTime, clock), storage);
         Spool spool = new Spool(settings.stateDir().resolve("spool"), clock);
         SinkRegistry sinks = new SinkRegistry(sinks(settings, identity));
         // Sink secrets go to the components, never into endpoint URIs (route dumps, Hawtio).
@@ -86,14 +94,14 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("spool", spool);
         registerMBean(spool, "io.github.scheduledeventsbridge:type=Spool");
         registry.bind("sinkRegistry", sinks);
-        registry.bind("dispatcher", new Dispatcher(sinks, spool));
+        registry.bind("dispatcher", new Dispatcher(sinks, spool, storage));
         PollBackoff pollBackoff = new PollBackoff(clock, settings.pollInterval(), settings.imdsMaxBackoff());
         registry.bind("pollBackoff", pollBackoff);
         registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks));
         registry.bind("transitionLog", new TransitionLog(context));
         ReadinessChecks.register(context, new Readiness(settings.healthImdsStaleAfter(), settings.healthSpoolThreshold(),
-                settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, clock);
-        registry.bind("imdsResponse", new ImdsResponse());
+                settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, clock, storage);
+        registry.bind("imdsResponse", new ImdsResponse(settings.imdsMaxDocumentSize()));
         registry.bind("webhookSigner", new WebhookSigner(settings.webhookSecret(), clock));
         registry.bind("httpAnswer", new HttpAnswer());
         registry.bind("webhookFormats", new WebhookFormats());

@@ -97,7 +97,8 @@ public final class ApprovalGate {
 
     /**
      * Route step: IMDS accepted. Records an Approved transition per event (delivered by the next
-     * poll's dispatch) and answers the caller.
+     * poll's dispatch) and answers 200: the approval happened, so a state that cannot be written now
+     * only delays the record (kept in memory, written with the next poll; the answer says so).
      */
     @SuppressWarnings("unchecked")
     public void accepted(Exchange exchange) throws IOException {
@@ -106,10 +107,15 @@ public final class ApprovalGate {
         List<DetectedTransition> approved = events.stream().map(e ->
                 new DetectedTransition(TransitionType.Approved, e, e.eventStatus(), e.eventStatus(), incarnation,
                         new DetectedTransition.Approval("remote", null, false))).toList();
-        journal.record(approved);
+        boolean recorded = journal.recordApproved(approved);
         ObjectNode answer = MAPPER.createObjectNode();
         ArrayNode ids = answer.putArray("approved");
         events.forEach(e -> ids.add(e.eventId()));
+        answer.put("recorded", recorded);
+        if (!recorded) {
+            answer.put("note", "IMDS accepted; the state cannot be written now, the Approved transition is "
+                    + "recorded and sent with the next poll");
+        }
         audit.approved(client(exchange), events.stream().map(ScheduledEvent::eventId).toList());
         respond(exchange, 200, answer);
     }

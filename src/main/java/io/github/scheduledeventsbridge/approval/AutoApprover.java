@@ -102,7 +102,8 @@ public final class AutoApprover {
         ScheduledEvent event = ((List<ScheduledEvent>) exchange.getProperty(ApprovalGate.EVENTS_PROPERTY, List.class)).get(0);
         String rule = exchange.getProperty(RULE_PROPERTY, String.class);
         LOG.info("Auto-approved {} {} (rule {}); IMDS accepted", event.eventType(), event.eventId(), rule);
-        journal.record(List.of(approved(event, rule, false)));
+        // IMDS accepted: never "failed" (that would approve again), at worst recorded with the next poll.
+        journal.recordApproved(List.of(approved(event, rule, false)));
     }
 
     /** Route step: IMDS could not be reached or refused; try again later. */

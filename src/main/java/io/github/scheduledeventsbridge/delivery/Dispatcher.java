@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.delivery;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.state.StateWriteException;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 
@@ -21,9 +22,16 @@ public final class Dispatcher {
     private final SinkRegistry registry;
     private final Spool spool;
 
+    private final StorageHealth health;
+
     public Dispatcher(SinkRegistry registry, Spool spool) {
+        this(registry, spool, new StorageHealth());
+    }
+
+    public Dispatcher(SinkRegistry registry, Spool spool, StorageHealth health) {
         this.registry = registry;
         this.spool = spool;
+        this.health = health;
     }
 
     /**
@@ -32,9 +40,16 @@ public final class Dispatcher {
      */
     public List<SpoolEntry> spool(List<OutboundEvent> events) {
         try {
-            return spoolAll(events);
-        } catch (IOException e) {
-            throw new StateWriteException(spool.root(), e);
+            List<SpoolEntry> entries = spoolAll(events);
+            if (!events.isEmpty()) {
+                health.succeeded(StorageHealth.SPOOL);
+            }
+            return entries;
+        } catch (IOException | java.io.UncheckedIOException e) {
+            StateWriteException failure = new StateWriteException(spool.root(),
+                    e instanceof IOException io ? io : ((java.io.UncheckedIOException) e).getCause());
+            health.failed(StorageHealth.SPOOL, failure.getMessage());
+            throw failure;
         }
     }
 

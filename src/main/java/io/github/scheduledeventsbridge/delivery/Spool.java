@@ -7,28 +7,34 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * Undelivered messages, one directory per sink, one file per message, named by sequence number so
  * that the directory listing is the delivery order. A file is deleted only after its sink confirmed
- * delivery; storing is idempotent (same sequence, same file), so spooling an outbox twice after a
- * crash cannot duplicate a message.
+ * delivery; storing is idempotent (same sequence, same bytes), so spooling an outbox twice after a
+ * crash cannot duplicate a message, and it never replaces a different message.
  */
 public final class Spool implements SpoolMXBean {
 
     private static final Logger LOG = LoggerFactory.getLogger(Spool.class);
     public static final String ENTRY_PROPERTY = "bridgeSpoolEntry";
+    /** {@code 0000000000000000042.json}, also as a temporary ({@code .…json.tmp}) or with a suffix. */
+    private static final Pattern SEQUENCE_NAME = Pattern.compile("\\.?(\\d{1,19})\\.json.*");
 
     private final Path root;
     private final Map<String, AtomicLong> depth = new ConcurrentHashMap<>();
@@ -57,12 +63,44 @@ public final class Spool implements SpoolMXBean {
     public SpoolEntry store(Sink sink, long seq, byte[] payload, boolean durable) throws IOException {
         Path dir = directory(sink.id());
         Path file = dir.resolve(String.format(Locale.ROOT, "%019d.json", seq));
-        boolean isNew = !Files.exists(file);
-        AtomicFiles.write(file, payload, durable);
-        if (isNew && counter(sink.id()).incrementAndGet() == 1) {
+        if (Files.exists(file)) {
+            // The same outbox spooled again after a crash: the same bytes, nothing to do. Anything else
+            // would be a sequence number used twice, and overwriting would lose an undelivered message.
+            if (!Arrays.equals(Files.readAllBytes(file), payload)) {
+                throw new FileAlreadyExistsException(file.toString(), null,
+                        "holds another undelivered message with sequence number " + seq + "; not overwritten");
+            }
+            return new SpoolEntry(sink.id(), sink.queue(), file);
+        }
+        AtomicFiles.writeNew(file, payload, durable);
+        if (counter(sink.id()).incrementAndGet() == 1) {
             waitingSince.put(sink.id(), clock.instant());
         }
         return new SpoolEntry(sink.id(), sink.queue(), file);
+    }
+
+    /**
+     * The highest sequence number of any file under a spool root (every sink, and any subdirectory of a
+     * sink such as its dead letters), or 0: after a lost state file, numbering resumes above it.
+     */
+    public static long highestSequence(Path root) throws IOException {
+        if (!Files.isDirectory(root)) {
+            return 0;
+        }
+        try (Stream<Path> files = Files.walk(root, 3)) {
+            return files.map(f -> SEQUENCE_NAME.matcher(f.getFileName().toString()))
+                    .filter(Matcher::matches)
+                    .mapToLong(m -> parseOrZero(m.group(1)))
+                    .max().orElse(0);
+        }
+    }
+
+    private static long parseOrZero(String digits) {
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException tooLong) {
+            return 0;
+        }
     }
 
     /**

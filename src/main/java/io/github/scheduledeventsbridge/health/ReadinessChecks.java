@@ -22,8 +22,10 @@ public final class ReadinessChecks {
     }
 
     public static void register(CamelContext context, Readiness readiness, PollBackoff poll, Spool spool,
-                                SinkRegistry sinks, Clock clock) {
+                                SinkRegistry sinks, Clock clock, StorageHealth storage) {
         HealthCheckRegistry registry = HealthCheckRegistry.get(context);
+        // A state or spool write that failed: nothing new is recorded or spooled until writing works again.
+        registry.register(new Check("storage", builder -> report(builder, storage.problem(), Map.of())));
         registry.register(new Check("imds", builder -> report(builder, readiness.imds(poll.lastAnswer(), clock.instant()),
                 Map.of("consecutiveFailures", poll.consecutiveFailures(), "lastFailure", poll.lastFailureKind()))));
         registry.register(new Check("spool", builder -> report(builder, readiness.spool(spool.totalDepth()),

@@ -71,9 +71,12 @@ public final class PollBackoff {
             notBefore = clock.instant().plus(delay);
         }
         if (kind.equals("state-write")) {
-            // Not an IMDS problem, and one an operator must fix: say so every time, at ERROR.
-            LOG.error("A complete IMDS document could not be recorded: {}. Nothing is lost: the state is unchanged "
+            // Not an IMDS problem, and one an operator must fix: at ERROR, but once a minute or so (the
+            // storage readiness check carries the reason all along).
+            if (consecutiveFailures == 1 || consecutiveFailures % 60 == 0) {
+                LOG.error("A complete IMDS document could not be recorded: {}. Nothing is lost: the state is unchanged "
                     + "and the change is recorded as soon as writing works again", cause.getMessage());
+            }
             return delay;
         }
         // One line for the first failure, then one a minute or so: an outage must not flood the log.
@@ -131,6 +134,9 @@ public final class PollBackoff {
         while (t != null) {
             if (t instanceof ImdsStatusException s) {
                 return s.status() == 429 ? "throttled" : s.status() >= 500 ? "server-error" : "http-" + s.status();
+            }
+            if (t instanceof DocumentTooLargeException) {
+                return "too-large";
             }
             if (t instanceof InvalidDocumentException) {
                 return "invalid-document";

@@ -27,6 +27,18 @@ public final class AtomicFiles {
      * journal's outbox) still holds the data.
      */
     public static void write(Path target, byte[] content, boolean durable) throws IOException {
+        write(target, content, durable, true);
+    }
+
+    /**
+     * Like {@link #write(Path, byte[], boolean)}, but fails with FileAlreadyExistsException instead of
+     * replacing an existing target (callers are single writers of their directory).
+     */
+    public static void writeNew(Path target, byte[] content, boolean durable) throws IOException {
+        write(target, content, durable, false);
+    }
+
+    private static void write(Path target, byte[] content, boolean durable, boolean replace) throws IOException {
         Path tmp = target.resolveSibling("." + target.getFileName() + ".tmp");
         try {
             try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE,
@@ -39,7 +51,12 @@ public final class AtomicFiles {
                     channel.force(true);
                 }
             }
-            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            if (replace) {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } else {
+                // Without options the JDK refuses an existing target, then renames (atomically on one file system).
+                Files.move(tmp, target);
+            }
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(tmp);
             throw e;

@@ -4,9 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.ImdsDocument;
 import io.github.scheduledeventsbridge.imds.ImdsDocumentParser;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
+import io.github.scheduledeventsbridge.transitions.Continuity;
 import io.github.scheduledeventsbridge.transitions.DetectedTransition;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import io.github.scheduledeventsbridge.transitions.ResourceFilter;
@@ -20,6 +23,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,18 +46,33 @@ public final class TransitionJournal {
     private final ResourceFilter resourceFilter;
     private final ImdsDocumentParser parser = new ImdsDocumentParser();
 
+    private final ObservationWatch watch;
+    private final StorageHealth health;
+
     private ImdsDocument document = ImdsDocument.NONE;
     private boolean hasDocument;
     private long nextSeq = 1;
     private List<OutboundEvent> outbox = List.of();
+    /** Approvals IMDS accepted that could not be written yet: recorded with the next poll. */
+    private final List<DetectedTransition> unrecordedApprovals = new ArrayList<>();
 
     public TransitionJournal(Path stateDir, TransitionDetector detector, CloudEventFactory factory,
                              ResourceFilter resourceFilter, Clock clock) {
+        this(stateDir, detector, factory, resourceFilter, clock,
+                new ObservationWatch(ObservationWatch.maxGap(Duration.ofSeconds(1)), BootTime.system(), clock),
+                new StorageHealth());
+    }
+
+    public TransitionJournal(Path stateDir, TransitionDetector detector, CloudEventFactory factory,
+                             ResourceFilter resourceFilter, Clock clock, ObservationWatch watch, StorageHealth health) {
         this.stateFile = stateDir.resolve(STATE_FILE);
         this.detector = detector;
         this.factory = factory;
         this.resourceFilter = resourceFilter;
+        this.watch = watch;
+        this.health = health;
         load(clock);
+        nextSeq = aboveEverySpooledMessage(stateDir.resolve("spool"));
     }
 
     /**
@@ -61,7 +81,11 @@ public final class TransitionJournal {
      * unless an earlier dispatch failed half-way, whose leftovers are handed out again.
      */
     public synchronized List<OutboundEvent> record(ImdsDocument current) throws IOException {
-        if (hasDocument && current.equals(document)) {
+        Continuity continuity = watch.now();
+        boolean unchanged = hasDocument && current.equals(document);
+        if (unchanged && unrecordedApprovals.isEmpty() && !health.isFailing(StorageHealth.STATE)
+                && !watch.needsPersisting()) {
+            watch.observed(continuity.now(), false);
             return outbox;
         }
         if (hasDocument && current.incarnation() < document.incarnation()) {
@@ -70,12 +94,17 @@ public final class TransitionJournal {
         }
         List<OutboundEvent> recorded = new ArrayList<>(outbox);
         long seq = nextSeq;
-        for (DetectedTransition transition : detector.detect(document, current)) {
+        for (DetectedTransition approval : unrecordedApprovals) {
+            recorded.add(new OutboundEvent(seq++, factory.create(approval)));
+        }
+        for (DetectedTransition transition : detector.detect(document, current, continuity)) {
             if (resourceFilter.accepts(transition)) {
                 recorded.add(new OutboundEvent(seq++, factory.create(transition)));
             }
         }
-        save(current, seq, recorded);
+        save(current, seq, recorded, continuity.now());
+        unrecordedApprovals.clear();
+        watch.observed(continuity.now(), true);
         return outbox;
     }
 
@@ -86,8 +115,25 @@ public final class TransitionJournal {
         for (DetectedTransition transition : transitions) {
             recorded.add(new OutboundEvent(seq++, factory.create(transition)));
         }
-        save(document, seq, recorded);
+        save(document, seq, recorded, watch.lastObserved());
         return outbox;
+    }
+
+    /**
+     * Records approvals IMDS has accepted. They happened whatever the disk says: when the state cannot
+     * be written now, they are kept in memory and recorded with the next poll's document. Returns
+     * whether they are on disk already.
+     */
+    public synchronized boolean recordApproved(List<DetectedTransition> approvals) throws IOException {
+        try {
+            record(approvals);
+            return true;
+        } catch (StateWriteException e) {
+            unrecordedApprovals.addAll(approvals);
+            LOG.warn("{} accepted approval(s) not recorded yet ({}); recorded with the next poll",
+                    approvals.size(), e.getMessage());
+            return false;
+        }
     }
 
     /** The whole outbox is safely in every sink's spool: forget it (used at start, single-threaded). */
@@ -104,7 +150,7 @@ public final class TransitionJournal {
         spooled.forEach(e -> done.add(e.seq()));
         List<OutboundEvent> remaining = outbox.stream().filter(e -> !done.contains(e.seq())).toList();
         if (remaining.size() != outbox.size()) {
-            save(document, nextSeq, remaining);
+            save(document, nextSeq, remaining, watch.lastObserved());
         }
     }
 
@@ -116,10 +162,14 @@ public final class TransitionJournal {
         return document;
     }
 
-    private void save(ImdsDocument newDocument, long newNextSeq, List<OutboundEvent> newOutbox) throws IOException {
+    private void save(ImdsDocument newDocument, long newNextSeq, List<OutboundEvent> newOutbox, Instant observed)
+            throws IOException {
         ObjectNode root = MAPPER.createObjectNode();
         root.put("version", 1);
         root.put("nextSeq", newNextSeq);
+        if (observed != null) {
+            root.put("lastObserved", observed.toString());
+        }
         root.set("document", ImdsDocumentParser.toJson(newDocument));
         ArrayNode pending = root.putArray("outbox");
         for (OutboundEvent event : newOutbox) {
@@ -130,8 +180,11 @@ public final class TransitionJournal {
         try {
             AtomicFiles.write(stateFile, MAPPER.writeValueAsBytes(root));
         } catch (IOException e) {
-            throw new StateWriteException(stateFile, e);
+            StateWriteException failure = new StateWriteException(stateFile, e);
+            health.failed(StorageHealth.STATE, failure.getMessage());
+            throw failure;
         }
+        health.succeeded(StorageHealth.STATE);
         // Memory follows disk only once the disk has it.
         document = newDocument;
         hasDocument = true;
@@ -156,11 +209,32 @@ public final class TransitionJournal {
             hasDocument = true;
             nextSeq = Math.max(seq, 1);
             outbox = List.copyOf(pending);
+            String observed = root.path("lastObserved").asText(null);
+            watch.restore(observed == null ? null : Instant.parse(observed));
             LOG.info("State loaded: incarnation {}, {} event(s), {} transition(s) still to spool",
                     loaded.incarnation(), loaded.events().size(), outbox.size());
         } catch (IOException | RuntimeException e) {
             quarantine(clock, e);
         }
+    }
+
+    /**
+     * Sequence numbers are never reused: with the state file lost or corrupt, numbering restarts above
+     * every message still waiting in any spool (dead letters included) and above the outbox.
+     */
+    private long aboveEverySpooledMessage(Path spoolRoot) {
+        long highest = outbox.stream().mapToLong(OutboundEvent::seq).max().orElse(0);
+        try {
+            highest = Math.max(highest, Spool.highestSequence(spoolRoot));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the spool " + spoolRoot + " to number new messages", e);
+        }
+        if (highest >= nextSeq) {
+            LOG.warn("The state's next sequence number {} is not above the spooled messages (highest {}): "
+                    + "numbering continues at {}", nextSeq, highest, highest + 1);
+            return highest + 1;
+        }
+        return nextSeq;
     }
 
     /** A corrupt state file is kept for inspection and the agent starts as if it had none. */

@@ -60,6 +60,9 @@ public final class CloudEventFactory {
             data.put("durationInSeconds", event.durationInSeconds());
         }
         data.put("documentIncarnation", transition.documentIncarnation());
+        if (transition.startObserved() != null) {
+            data.put("startObserved", transition.startObserved());
+        }
         if (transition.approval() != null) {
             ObjectNode approval = data.putObject("approval");
             approval.put("by", transition.approval().by());

@@ -16,7 +16,16 @@ import java.util.Objects;
  */
 public final class TransitionDetector {
 
+    /** Two documents of an agent that kept watching in between. */
     public List<DetectedTransition> detect(ImdsDocument previous, ImdsDocument current) {
+        return detect(previous, current, Continuity.watching(java.time.Instant.now()));
+    }
+
+    /**
+     * A Scheduled event that vanished is Cancelled while the agent watched continuously; otherwise its
+     * ending is decided on evidence ({@link UnwatchedEnding}) and marked {@code startObserved=false}.
+     */
+    public List<DetectedTransition> detect(ImdsDocument previous, ImdsDocument current, Continuity continuity) {
         Map<String, ScheduledEvent> before = byKey(previous);
         Map<String, ScheduledEvent> now = byKey(current);
         List<DetectedTransition> transitions = new ArrayList<>();
@@ -33,6 +42,11 @@ public final class TransitionDetector {
         }
         for (ScheduledEvent old : before.values()) {
             if (!now.containsKey(old.key())) {
+                if (old.isScheduled() && !continuity.watching()) {
+                    transitions.add(new DetectedTransition(UnwatchedEnding.of(old, continuity), old, old.eventStatus(),
+                            null, incarnation, null, false));
+                    continue;
+                }
                 TransitionType type = vanished(old);
                 if (type != null) {
                     transitions.add(new DetectedTransition(type, old, old.eventStatus(), null, incarnation));

@@ -42,6 +42,7 @@ class BridgeSettingsTest {
         assertThat(s.imdsTimeout()).isPositive();
         assertThat(s.imdsFirstCallTimeout()).isPositive();
         assertThat(s.imdsMaxBackoff()).isGreaterThanOrEqualTo(s.pollInterval());
+        assertThat(s.imdsMaxDocumentSize()).isEqualTo(1_048_576);
         assertThat(s.instanceUrl().getHost()).isEqualTo("169.254.169.254");
         assertThat(s.stateDir()).isEqualTo(tmp.resolve("state").toAbsolutePath().normalize());
         assertThat(s.stateDir()).as("created").isDirectory();
@@ -103,6 +104,8 @@ class BridgeSettingsTest {
             "bridge.imds.timeout            | -1",
             "bridge.imds.timeout            | 0",
             "bridge.imds.max-backoff        | 1.5",
+            "bridge.imds.max-document-size  | 0",
+            "bridge.imds.max-document-size  | 1MB",
             "bridge.delivery.initial-backoff| -500",
             "bridge.filter.resources        | some",
             "bridge.filter.resources        | ''",

@@ -94,6 +94,25 @@ class DispatcherTest {
     }
 
     @Test
+    @DisplayName("a spool that cannot be written is a StateWriteException and a storage problem until spooling works")
+    void spoolFailureIsReported() throws IOException {
+        Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
+        io.github.scheduledeventsbridge.health.StorageHealth health = new io.github.scheduledeventsbridge.health.StorageHealth();
+        Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), new Spool(root), health);
+        Path blocker = Files.createDirectories(root.resolve("a").resolve(".0000000000000000001.json.tmp").resolve("x"));
+        List<OutboundEvent> outbox = List.of(event(1, "Scheduled", "A"));
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> dispatcher.spool(outbox))
+                .isInstanceOf(io.github.scheduledeventsbridge.state.StateWriteException.class);
+        assertThat(health.problem()).hasValueSatisfying(p -> assertThat(p).startsWith("spool write failed: cannot write"));
+
+        Files.delete(blocker);
+        Files.delete(blocker.getParent());
+        assertThat(dispatcher.spool(outbox)).hasSize(1);
+        assertThat(health.problem()).isEmpty();
+    }
+
+    @Test
     @DisplayName("pending lists every sink's waiting messages, each sink's oldest first")
     void pendingAcrossSinks() throws IOException {
         Sink a = new Sink("a", "desc", "tpl", Map.of(), e -> true);

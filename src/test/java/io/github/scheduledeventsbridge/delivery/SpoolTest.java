@@ -95,6 +95,35 @@ class SpoolTest {
     }
 
     @Test
+    @DisplayName("store never replaces a different undelivered message that has the same seq")
+    void storeNeverOverwritesAnotherMessage() throws IOException {
+        Spool spool = new Spool(root);
+        SpoolEntry first = spool.store(sinkA, 1, bytes("{\"undelivered\":true}"));
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> spool.store(sinkA, 1, bytes("{\"newer\":true}")))
+                .isInstanceOf(java.nio.file.FileAlreadyExistsException.class)
+                .hasMessageContaining("sequence number 1");
+
+        assertThat(Files.readString(first.file())).isEqualTo("{\"undelivered\":true}");
+        assertThat(spool.depth("a")).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("highestSequence covers every sink and their subdirectories (dead letters), temporaries included")
+    void highestSequenceScansEverySink() throws IOException {
+        assertThat(Spool.highestSequence(root.resolve("missing"))).isZero();
+        Spool spool = new Spool(root);
+        spool.store(sinkA, 12, bytes("{}"));
+        spool.store(sinkB, 7, bytes("{}"));
+        Path deadLetters = Files.createDirectories(root.resolve("b").resolve("dead-letter"));
+        Files.writeString(deadLetters.resolve("0000000000000000040.json"), "{}");
+        Files.writeString(root.resolve("a").resolve(".0000000000000000041.json.tmp"), "{");
+        Files.writeString(root.resolve("a").resolve("notes.txt"), "999999");
+
+        assertThat(Spool.highestSequence(root)).isEqualTo(41);
+    }
+
+    @Test
     @DisplayName("pending lists oldest first by seq, not by text, across more than 10 entries")
     void pendingSortedBySeq() throws IOException {
         Spool spool = new Spool(root);

@@ -72,4 +72,67 @@ class ImdsResponseTest {
         assertThatThrownBy(() -> response.toDocument(answer(200, null, doc.substring(0, doc.length() - 3))))
                 .isInstanceOf(InvalidDocumentException.class);
     }
+
+    @Test
+    @DisplayName("a declared Content-Length above the limit is refused before the body is read")
+    void contentLengthOverLimit() {
+        ImdsResponse limited = new ImdsResponse(100);
+        Exchange exchange = answer(200, null, null);
+        exchange.getMessage().setHeader(Exchange.CONTENT_LENGTH, "10485760");
+        java.io.InputStream untouchable = new java.io.InputStream() {
+            @Override
+            public int read() {
+                throw new AssertionError("the body must not be read");
+            }
+        };
+        exchange.getMessage().setBody(untouchable);
+
+        assertThatThrownBy(() -> limited.toDocument(exchange)).isInstanceOf(DocumentTooLargeException.class)
+                .hasMessageContaining("bridge.imds.max-document-size (100 bytes)");
+    }
+
+    @Test
+    @DisplayName("a streamed body (no Content-Length) is read up to the limit plus one byte, then refused")
+    void streamOverLimit() {
+        ImdsResponse limited = new ImdsResponse(1024);
+        java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
+        java.io.InputStream endless = new java.io.InputStream() {
+            @Override
+            public int read() {
+                read.incrementAndGet();
+                return ' ';
+            }
+        };
+        Exchange exchange = answer(200, null, null);
+        exchange.getMessage().setBody(endless);
+
+        assertThatThrownBy(() -> limited.toDocument(exchange)).isInstanceOf(DocumentTooLargeException.class);
+        assertThat(read.get()).isEqualTo(1025);
+    }
+
+    @Test
+    @DisplayName("a streamed document within the limit is parsed; exactly the limit is fine")
+    void streamWithinLimit() {
+        byte[] doc = LiveMigrationSeed.INCARNATION_2.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Exchange exchange = answer(200, null, null);
+        exchange.getMessage().setBody(new java.io.ByteArrayInputStream(doc));
+
+        assertThat(new ImdsResponse(doc.length).toDocument(exchange))
+                .isEqualTo(LiveMigrationSeed.parse(LiveMigrationSeed.INCARNATION_2));
+        assertThatThrownBy(() -> new ImdsResponse(doc.length - 1).toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_2)))
+                .isInstanceOf(DocumentTooLargeException.class);
+    }
+
+    @Test
+    @DisplayName("the same bytes again give the same document without parsing again; other bytes are parsed")
+    void sameBodyNotParsedAgain() {
+        ImdsDocument first = response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_2));
+
+        assertThat(response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_2))).isSameAs(first);
+        ImdsDocument next = response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_3));
+        assertThat(next).isEqualTo(LiveMigrationSeed.parse(LiveMigrationSeed.INCARNATION_3));
+        assertThatThrownBy(() -> response.toDocument(answer(200, null, "{\"DocumentIncarnation\":")))
+                .isInstanceOf(InvalidDocumentException.class);
+        assertThat(response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_3))).isSameAs(next);
+    }
 }

@@ -178,6 +178,7 @@ class PollBackoffTest {
         assertThat(PollBackoff.kind(new ImdsStatusException(404, null))).isEqualTo("http-404");
         assertThat(PollBackoff.kind(new ImdsStatusException(410, null))).isEqualTo("http-410");
         assertThat(PollBackoff.kind(new InvalidDocumentException("empty body"))).isEqualTo("invalid-document");
+        assertThat(PollBackoff.kind(new DocumentTooLargeException("2 MB", 1024))).isEqualTo("too-large");
         assertThat(PollBackoff.kind(new SocketTimeoutException("Read timed out"))).isEqualTo("timeout");
         assertThat(PollBackoff.kind(new HttpTimeoutException("timed out"))).isEqualTo("timeout");
         assertThat(PollBackoff.kind(new HttpConnectTimeoutException("connect timed out"))).isEqualTo("timeout");

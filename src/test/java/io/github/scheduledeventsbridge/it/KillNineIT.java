@@ -76,8 +76,9 @@ class KillNineIT {
         String a = "AAAAAAAA-1111-1111-1111-111111111111";
         String b = "BBBBBBBB-2222-2222-2222-222222222222";
         webhook.answerWith(503);
+        // B's NotBefore is still ahead: withdrawn while the agent is dead, it can only have been cancelled.
         imds.serve(Docs.document(2, Docs.scheduled(a, "Reboot", NOT_BEFORE, "vm-1"),
-                Docs.scheduled(b, "Freeze", NOT_BEFORE, "vm-1")));
+                Docs.scheduled(b, "Freeze", "Mon, 11 Apr 2050 22:26:58 GMT", "vm-1")));
 
         AgentProcess first = agent();
         await().atMost(Duration.ofSeconds(60)).until(() -> spooled() == 2 && !webhook.failedAttempts().isEmpty());

@@ -36,6 +36,7 @@ public final class InProcessAgent implements AutoCloseable {
 
     public static final class Builder {
         private final Map<String, String> properties = new LinkedHashMap<>();
+        private final Map<String, Object> beans = new LinkedHashMap<>();
 
         private Builder() {
             properties.put("bridge.imds.poll-interval", "200");
@@ -48,6 +49,12 @@ public final class InProcessAgent implements AutoCloseable {
             return this;
         }
 
+        /** A bean in the registry before the agent wires its own (e.g. "bootTime"). */
+        public Builder bind(String name, Object bean) {
+            beans.put(name, bean);
+            return this;
+        }
+
         public Builder imds(ScriptedImds imds) {
             return with("bridge.imds.url", imds.url()).with("bridge.imds.instance-url", imds.instanceUrl());
         }
@@ -55,6 +62,7 @@ public final class InProcessAgent implements AutoCloseable {
         public InProcessAgent start() throws Exception {
             Main main = BridgeApplication.newMain();
             properties.forEach(main::addOverrideProperty);
+            beans.forEach(main::bind);
             main.start();
             return new InProcessAgent(main);
         }

@@ -39,6 +39,7 @@ public final class ScriptedImds implements AutoCloseable {
     private volatile Duration hang = Duration.ZERO;
     private volatile Duration firstAnswerDelay = Duration.ZERO;
     private volatile int startRequestStatus = 200;
+    private volatile boolean chunked;
     private final List<StartRequest> startRequests = Collections.synchronizedList(new ArrayList<>());
 
     /** An approval POST as IMDS received it. */
@@ -73,6 +74,11 @@ public final class ScriptedImds implements AutoCloseable {
         status = statusCode;
         retryAfter = retryAfterHeader;
         mode = Mode.STATUS;
+    }
+
+    /** Documents are sent chunked, without Content-Length (as a proxy might), or with it (the default). */
+    public void chunked(boolean on) {
+        chunked = on;
     }
 
     public void serveTruncated() {
@@ -150,7 +156,7 @@ public final class ScriptedImds implements AutoCloseable {
             String doc = document;
             switch (mode) {
                 case DOCUMENT -> {
-                    answer(exchange, 200, doc);
+                    answer(exchange, 200, doc, chunked);
                     documentsServed.incrementAndGet();
                 }
                 case STATUS -> {
@@ -191,10 +197,14 @@ public final class ScriptedImds implements AutoCloseable {
     }
 
     private static void answer(HttpExchange exchange, int code, String body) throws IOException {
+        answer(exchange, code, body, false);
+    }
+
+    private static void answer(HttpExchange exchange, int code, String body, boolean chunked) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().add("Content-Type", "application/json; charset=utf-8");
         try {
-            exchange.sendResponseHeaders(code, bytes.length == 0 ? -1 : bytes.length);
+            exchange.sendResponseHeaders(code, bytes.length == 0 ? -1 : chunked ? 0 : bytes.length);
             if (bytes.length > 0) {
                 try (OutputStream out = exchange.getResponseBody()) {
                     out.write(bytes);

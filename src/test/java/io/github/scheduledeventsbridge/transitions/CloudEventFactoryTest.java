@@ -84,6 +84,18 @@ class CloudEventFactoryTest {
     }
 
     @Test
+    @DisplayName("an ending decided without watching carries data.startObserved=false; other transitions have no such field")
+    void startObservedOnlyWhenDecidedOnEvidence() {
+        CloudEventFactory factory = factory(NOW, VM);
+        ObjectNode unwatched = factory.create(new DetectedTransition(TransitionType.Completed, SCHEDULED_FREEZE,
+                "Scheduled", null, 3, null, false));
+
+        assertThat(unwatched.at("/data/startObserved").isBoolean()).isTrue();
+        assertThat(unwatched.at("/data/startObserved").asBoolean()).isFalse();
+        assertThat(factory.create(SCHEDULED).get("data").has("startObserved")).isFalse();
+    }
+
+    @Test
     @DisplayName("type is the prefix + the transition name, for every transition")
     void typePerTransition() {
         CloudEventFactory factory = factory(NOW, VM);

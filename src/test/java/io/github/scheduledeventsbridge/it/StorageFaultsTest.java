@@ -1,0 +1,168 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.testing.ApprovalClient;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.apache.camel.health.HealthCheck;
+import org.apache.camel.health.HealthCheckHelper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * State and spool that cannot be written, and a state file that is lost. The tests may run as root, where
+ * a read-only mode does not stop writes: an unwritable path is made by putting a non-empty directory where
+ * the agent writes its temporary file.
+ */
+class StorageFaultsTest {
+
+    private static final String A = "AAAAAAAA-6666-0000-0000-00000000000A";
+    private static final String B = "BBBBBBBB-6666-0000-0000-00000000000B";
+
+    @TempDir
+    Path state;
+    private ScriptedImds imds;
+    private WebhookReceiver webhook;
+
+    @BeforeEach
+    void peers() throws Exception {
+        imds = new ScriptedImds();
+        webhook = WebhookReceiver.start("s");
+    }
+
+    @AfterEach
+    void stop() {
+        imds.close();
+        webhook.close();
+    }
+
+    private InProcessAgent.Builder agent() {
+        return InProcessAgent.builder(state).imds(imds)
+                .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s");
+    }
+
+    private static String scheduled(String id) {
+        return Docs.scheduled(id, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm");
+    }
+
+    /** The storage readiness check's message when it is DOWN, empty when UP. */
+    private static Optional<String> storageProblem(InProcessAgent agent) {
+        return HealthCheckHelper.invokeReadiness(agent.context()).stream()
+                .filter(r -> r.getCheck().getId().equals("storage"))
+                .filter(r -> r.getState() == HealthCheck.State.DOWN)
+                .map(r -> r.getMessage().orElse("?")).findFirst();
+    }
+
+    private static Path unwritable(Path tmpName) throws IOException {
+        return Files.createDirectories(tmpName.resolve("blocker"));
+    }
+
+    private static void writable(Path blocker) throws IOException {
+        Files.delete(blocker);
+        Files.delete(blocker.getParent());
+    }
+
+    @Test
+    void anUnwritableStateMakesTheAgentNotReadyWithTheReasonUntilWritingWorks() throws Exception {
+        imds.serve(Docs.document(2, scheduled(A)));
+        try (InProcessAgent agent = agent().start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            assertThat(storageProblem(agent)).isEmpty();
+
+            Path blocker = unwritable(state.resolve(".state.json.tmp"));
+            imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isPresent());
+            assertThat(storageProblem(agent).orElseThrow()).contains("state write failed", "state.json");
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+            assertThat(storageProblem(agent)).as("still failing, still not ready").isPresent();
+            assertThat(webhook.transitionsOf(B)).isEmpty();
+
+            writable(blocker);
+            await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isEmpty());
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
+        }
+        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
+    }
+
+    @Test
+    void anUnwritableSpoolMakesTheAgentNotReadyUntilTheTransitionIsSpooled() throws Exception {
+        imds.serve(Docs.document(2, scheduled(A)));
+        try (InProcessAgent agent = agent().start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            Path sinkDir;
+            try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+                sinkDir = dirs.filter(Files::isDirectory).findFirst().orElseThrow();
+            }
+            Path blocker = unwritable(sinkDir.resolve(".0000000000000000002.json.tmp"));
+            imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isPresent());
+            assertThat(storageProblem(agent).orElseThrow()).contains("spool write failed");
+
+            writable(blocker);
+            await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isEmpty());
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
+        }
+        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
+    }
+
+    @Test
+    void anApprovalImdsAcceptedIsAnswered200AndItsApprovedSentOnceTheStateCanBeWritten() throws Exception {
+        imds.serve(Docs.document(2, scheduled(A)));
+        int port = ApprovalClient.freePort();
+        try (InProcessAgent agent = agent().with("bridge.approval.secret", "approve")
+                .with("bridge.approval.port", Integer.toString(port)).start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            Path blocker = unwritable(state.resolve(".state.json.tmp"));
+
+            HttpResponse<String> answer = new ApprovalClient(port, "approve").approve("{\"EventId\":\"" + A + "\"}");
+
+            assertThat(answer.statusCode()).isEqualTo(200);
+            assertThat(answer.body()).contains(A, "\"recorded\":false");
+            assertThat(imds.startRequests()).hasSize(1);
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 2);
+            assertThat(webhook.transitionsOf(A)).containsExactly("Scheduled");
+
+            writable(blocker);
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(A).size() == 2);
+            int later = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= later + 3);
+        }
+        assertThat(webhook.transitionsOf(A)).containsExactly("Scheduled", "Approved");
+        assertThat(imds.startRequests()).as("approved at IMDS once").hasSize(1);
+    }
+
+    @Test
+    void aDeletedStateFileNeverLetsANewMessageOverwriteAnUndeliveredOne() throws Exception {
+        webhook.answerWith(503);
+        imds.serve(Docs.document(2, scheduled(A)));
+        try (InProcessAgent first = agent().start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> !webhook.failedAttempts().isEmpty());
+        }
+        Files.delete(state.resolve("state.json"));
+        // A is gone and B appeared; the agent has forgotten everything but the spool.
+        imds.serve(Docs.document(3, scheduled(B)));
+        webhook.answerWith(200);
+        try (InProcessAgent second = agent().start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() >= 2);
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+        }
+        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
+    }
+}
