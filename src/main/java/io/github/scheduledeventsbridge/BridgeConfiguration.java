@@ -7,6 +7,8 @@ import io.github.scheduledeventsbridge.approval.ImdsStartAnswer;
 import io.github.scheduledeventsbridge.approval.ReplayCache;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.delivery.DeadLetters;
+import io.github.scheduledeventsbridge.delivery.DeliveryRejections;
 import io.github.scheduledeventsbridge.delivery.Dispatcher;
 import io.github.scheduledeventsbridge.delivery.HttpAnswer;
 import io.github.scheduledeventsbridge.delivery.Sink;
@@ -18,6 +20,9 @@ import io.github.scheduledeventsbridge.delivery.email.EmailSink;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.delivery.SpoolContent;
+import io.github.scheduledeventsbridge.delivery.SpoolInventory;
+import io.github.scheduledeventsbridge.delivery.WebhookAddress;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.health.DeliveryMetrics;
 import io.github.scheduledeventsbridge.health.Readiness;
@@ -44,12 +49,12 @@ import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +93,10 @@ public class BridgeConfiguration implements CamelConfiguration {
         TransitionJournal journal = new TransitionJournal(settings.stateDir(), new TransitionDetector(),
                 new CloudEventFactory(clock, identity), resourceFilter, clock);
         Spool spool = new Spool(settings.stateDir().resolve("spool"), clock);
-        SinkRegistry sinks = new SinkRegistry(sinks(settings, identity));
+        Map<String, String> legacySpoolIds = new HashMap<>();
+        SinkRegistry sinks = new SinkRegistry(sinks(settings, identity, legacySpoolIds));
+        DeadLetters deadLetters = new DeadLetters(spool, clock);
+        SpoolInventory inventory = new SpoolInventory(spool.root(), sinks, deadLetters, legacySpoolIds);
 
         registry.bind("vmIdentity", identity);
         registry.bind("journal", journal);
@@ -98,13 +106,18 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("dispatcher", new Dispatcher(sinks, spool));
         PollBackoff pollBackoff = new PollBackoff(clock, settings.pollInterval(), settings.imdsMaxBackoff());
         registry.bind("pollBackoff", pollBackoff);
-        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks));
+        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory));
         registry.bind("transitionLog", new TransitionLog(context));
         ReadinessChecks.register(context, new Readiness(settings.healthImdsStaleAfter(), settings.healthSpoolThreshold(),
-                settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, clock);
+                settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, deadLetters, clock);
         registry.bind("imdsResponse", new ImdsResponse());
         registry.bind("webhookSigner", new WebhookSigner(settings.webhookSecret(), clock));
-        registry.bind("httpAnswer", new HttpAnswer());
+        registry.bind("webhookAddress", new WebhookAddress());
+        registry.bind("httpAnswer", new HttpAnswer(clock));
+        registry.bind("spoolContent", new SpoolContent(sinks));
+        registry.bind("deliveryRejections", new DeliveryRejections(settings.deliveryDeadLetterAfter(), clock));
+        registry.bind("deadLetters", deadLetters);
+        registry.bind("spoolInventory", inventory);
         registry.bind("webhookFormats", new WebhookFormats());
         registry.bind("emailComposer", new EmailComposer());
         registry.bind("eventHubsBatch", new EventHubsBatch());
@@ -128,14 +141,27 @@ public class BridgeConfiguration implements CamelConfiguration {
                 settings.pollInterval().toMillis(), settings.apiVersion(), settings.filterResources(), settings.stateDir());
     }
 
-    private static List<Sink> sinks(BridgeSettings settings, VmIdentity identity) {
+    /**
+     * A webhook's spool is named after its {@link BridgeSettings.WebhookTarget#identity() identity} (no query, no
+     * credentials), so rotating a token keeps its waiting messages; two targets that differ only in their query
+     * are told apart by it. {@code legacySpoolIds} gets the names earlier versions used (a hash of the whole URL).
+     */
+    static List<Sink> sinks(BridgeSettings settings, VmIdentity identity, Map<String, String> legacySpoolIds) {
         List<Sink> sinks = new ArrayList<>();
         SinkFilter webhookFilter = filter(settings.webhookFilter(), identity);
+        Map<String, Long> sameIdentity = settings.webhookTargets().stream().collect(
+                java.util.stream.Collectors.groupingBy(BridgeSettings.WebhookTarget::identity, java.util.stream.Collectors.counting()));
         for (BridgeSettings.WebhookTarget target : settings.webhookTargets()) {
-            URI url = target.url();
-            String endpoint = url + (url.getRawQuery() == null ? "?" : "&") + "throwExceptionOnFailure=false";
-            sinks.add(new Sink("webhook-" + shortHash(url.toString()), "webhook " + target + ", " + webhookFilter,
-                    "webhook-sink", Map.of("url", endpoint, "format", target.format().name()), webhookFilter));
+            boolean ambiguous = sameIdentity.get(target.identity()) > 1;
+            if (ambiguous) {
+                LOG.warn("Webhook targets {} differ only in their query string: their spools are named after the whole "
+                        + "URL, so changing that query later leaves the waiting messages behind (reported at start)", target);
+            }
+            String id = "webhook-" + shortHash(target.identity(ambiguous));
+            legacySpoolIds.put("webhook-" + shortHash(target.url().toString()), id);
+            sinks.add(new Sink(id, "webhook " + target + ", " + webhookFilter, "direct:webhook-attempt",
+                    Map.of(WebhookFormats.FORMAT_PROPERTY, target.format().name(), WebhookAddress.TARGET_PROPERTY, target),
+                    webhookFilter));
         }
         if (settings.eventHubs().enabled()) {
             sinks.add(EventHubsSink.create(settings.eventHubs(), filter(settings.eventHubs().filter(), identity)));
@@ -274,5 +300,6 @@ public class BridgeConfiguration implements CamelConfiguration {
         properties.addOverrideProperty("bridge.imds.instance-api-version", s.instanceApiVersion());
         properties.addOverrideProperty("bridge.delivery.initial-backoff", Long.toString(s.deliveryInitialBackoff().toMillis()));
         properties.addOverrideProperty("bridge.delivery.max-backoff", Long.toString(s.deliveryMaxBackoff().toMillis()));
+        properties.addOverrideProperty("bridge.delivery.dead-letter-after", Long.toString(s.deliveryDeadLetterAfter().toMillis()));
     }
 }
