@@ -1,0 +1,233 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.delivery.DeadLetters;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver.Answer;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver.Request;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The edges of webhook delivery (issue 10): real receiver URL shapes, credentials, refusals, Retry-After,
+ * corrupt spool files, token rotation and orphaned spools, all over real sockets.
+ */
+class WebhookDeliveryEdgeTest {
+
+    private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
+    private static final String A = "AAAAAAAA-0000-0000-0000-00000000000A";
+    private static final String B = "BBBBBBBB-0000-0000-0000-00000000000B";
+    private static final String C = "CCCCCCCC-0000-0000-0000-00000000000C";
+
+    @TempDir
+    Path state;
+    private ScriptedImds imds;
+
+    @BeforeEach
+    void imds() throws Exception {
+        imds = new ScriptedImds();
+    }
+
+    @AfterEach
+    void close() {
+        imds.close();
+    }
+
+    private InProcessAgent.Builder agent(String... urls) {
+        return InProcessAgent.builder(state).imds(imds)
+                .with("bridge.webhook.urls", String.join(",", urls))
+                .with("bridge.webhook.secret", "s");
+    }
+
+    private static String scheduled(String id) {
+        return Docs.scheduled(id, "Reboot", NOT_BEFORE, "vm-a");
+    }
+
+    private static String eventIdOf(com.fasterxml.jackson.databind.JsonNode json) {
+        return json.path("data").path("eventId").asText();
+    }
+
+    @Test
+    void azureFunctionsLogicAppsTeamsAndBasicAuthUrlsGetASignedPostWithTheirExactQuery() throws Exception {
+        String functionQuery = "code=abc%2Bdef%3D%3D";
+        String logicAppQuery = "api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=AbC-123";
+        String teamsQuery = "api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=T3amsSig%2Fx";
+        try (WebhookReceiver receiver = WebhookReceiver.start("s"); WebhookReceiver proxy = WebhookReceiver.start("s");
+             LogCapture log = LogCapture.install()) {
+            String proxyQuery = "proxyHost=127.0.0.1&proxyPort=" + java.net.URI.create(proxy.url()).getPort();
+            String basic = receiver.url("/basic").replace("http://", "http://alice:pa%3Ass%40word@");
+            imds.serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent agent = agent(receiver.url("/api/fn?" + functionQuery),
+                    receiver.url("/workflows/x/triggers/manual/paths/invoke?" + logicAppQuery),
+                    "teams:" + receiver.url("/workflows/t/triggers/manual/paths/invoke?" + teamsQuery),
+                    receiver.url("/hook?" + proxyQuery), basic).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 5);
+            }
+            Map<String, Request> byPath = new java.util.HashMap<>();
+            receiver.delivered().forEach(r -> byPath.put(r.path(), r));
+            assertThat(receiver.requests()).extracting(Request::method).containsOnly("POST");
+            assertThat(receiver.requests()).allSatisfy(r -> {
+                assertThat(r.signatureValid()).as("signed over the body sent").isTrue();
+                assertThat(r.body()).isNotBlank();
+            });
+            assertThat(byPath.get("/api/fn").rawQuery()).isEqualTo(functionQuery);
+            assertThat(byPath.get("/api/fn").eventId()).isEqualTo(A);
+            assertThat(byPath.get("/workflows/x/triggers/manual/paths/invoke").rawQuery()).isEqualTo(logicAppQuery);
+            Request teams = byPath.get("/workflows/t/triggers/manual/paths/invoke");
+            assertThat(teams.rawQuery()).isEqualTo(teamsQuery);
+            assertThat(teams.json().path("attachments").isArray()).as("Teams format").isTrue();
+            assertThat(byPath.get("/hook").rawQuery()).as("an ordinary query, not endpoint options").isEqualTo(proxyQuery);
+            assertThat(proxy.requests()).as("nothing went through the 'proxy'").isEmpty();
+            Request authenticated = byPath.get("/basic");
+            assertThat(authenticated.rawQuery()).isNull();
+            assertThat(authenticated.authorization()).isEqualTo("Basic "
+                    + Base64.getEncoder().encodeToString("alice:pa:ss@word".getBytes(StandardCharsets.UTF_8)));
+            assertThat(byPath.get("/api/fn").authorization()).isNull();
+            assertThat(log.text()).doesNotContain("pa%3Ass", "pa:ss@word", "abc%2Bdef", "AbC-123", "T3amsSig", "proxyPort");
+        }
+    }
+
+    @Test
+    void aRefusedMessageIsRetriedThenDeadLetteredAndTheLaneGoesOn() throws Exception {
+        Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+        try (WebhookReceiver receiver = WebhookReceiver.start("s"); LogCapture log = LogCapture.install()) {
+            // A: 400 once, then accepted. B: 410 for ever. C: accepted.
+            receiver.script(json -> {
+                String id = eventIdOf(json);
+                int attempt = attempts.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+                return id.equals(A) ? Answer.of(attempt == 1 ? 400 : 200) : id.equals(B) ? Answer.of(410) : Answer.of(200);
+            });
+            imds.serve(Docs.document(2, scheduled(A), scheduled(B), scheduled(C)));
+            try (InProcessAgent agent = agent(receiver.url()).with("bridge.delivery.dead-letter-after", "1500").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 2);
+                assertThat(receiver.delivered()).extracting(Request::eventId).containsExactly(A, C);
+                assertThat(attempts.get(B).get()).as("B was retried before it was given up").isGreaterThan(1);
+
+                Path sinkDir;
+                try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+                    sinkDir = dirs.filter(d -> d.getFileName().toString().startsWith("webhook-")).findFirst().orElseThrow();
+                }
+                String sinkId = sinkDir.getFileName().toString();
+                List<Path> dead;
+                try (Stream<Path> files = Files.list(sinkDir.resolve("dead-letter"))) {
+                    dead = files.filter(f -> f.toString().endsWith(".json")).toList();
+                }
+                assertThat(dead).hasSize(1);
+                assertThat(Files.readString(dead.get(0))).contains(B);
+                try (Stream<Path> files = Files.list(sinkDir)) {
+                    assertThat(files.filter(f -> f.toString().endsWith(".json"))).as("nothing else waits").isEmpty();
+                }
+                assertThat(agent.bean("deadLetters", DeadLetters.class).count(sinkId)).isEqualTo(1);
+                MeterRegistry meters = agent.context().getRegistry().findSingleByType(MeterRegistry.class);
+                assertThat(meters.get("bridge.dead.letters").tag("sink", sinkId).counter().count()).isEqualTo(1.0);
+                assertThat(log.lines()).anySatisfy(line -> assertThat(line).startsWith("ERROR").contains(sinkId, "HTTP 410"));
+            }
+        }
+    }
+
+    @Test
+    void retryAfterSetsThePauseBeforeTheNextAttempt() throws Exception {
+        AtomicInteger attempts = new AtomicInteger();
+        try (WebhookReceiver receiver = WebhookReceiver.start("s")) {
+            receiver.script(json -> attempts.incrementAndGet() == 1 ? new Answer(429, "3") : Answer.of(200));
+            imds.serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent agent = agent(receiver.url()).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 1);
+            }
+            List<Request> requests = receiver.requests();
+            assertThat(requests).hasSize(2);
+            assertThat(Duration.between(requests.get(0).receivedAt(), requests.get(1).receivedAt()))
+                    .as("429 with Retry-After: 3, while the back-off alone would wait 0.5 s")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(2900));
+        }
+    }
+
+    @Test
+    void aCorruptSpoolFileIsDeadLetteredAndTheLaneGoesOn() throws Exception {
+        try (WebhookReceiver receiver = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent first = agent(receiver.url()).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 1);
+            }
+            Path sinkDir;
+            try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+                sinkDir = dirs.filter(d -> d.getFileName().toString().startsWith("webhook-")).findFirst().orElseThrow();
+            }
+            Path garbage = sinkDir.resolve("0000000000000000000.json");
+            Files.write(garbage, new byte[] {(byte) 0xff, 0x00, 'g', 'a', 'r', 'b', 'a', 'g', 'e'});
+            imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
+            try (InProcessAgent second = agent(receiver.url()).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 2);
+                await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(sinkDir.resolve("dead-letter").resolve(garbage.getFileName())));
+            }
+            assertThat(receiver.requests()).extracting(Request::eventId).containsExactly(A, B);
+            assertThat(garbage).doesNotExist();
+            assertThat(sinkDir.resolve("dead-letter").resolve("0000000000000000000.reason.txt")).content().contains("not JSON");
+        }
+    }
+
+    @Test
+    void rotatingAWebhookTokenKeepsTheMessagesWaitingForIt() throws Exception {
+        try (WebhookReceiver receiver = WebhookReceiver.start("s")) {
+            receiver.answerWith(503);
+            imds.serve(Docs.document(2, scheduled(A), scheduled(B)));
+            try (InProcessAgent before = agent(receiver.url("/p?code=old")).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.failedAttempts().size() >= 2);
+            }
+            receiver.answerWith(200);
+            try (InProcessAgent after = agent(receiver.url("/p?code=new")).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 2);
+            }
+            assertThat(receiver.delivered()).extracting(Request::eventId).containsExactly(A, B);
+            assertThat(receiver.delivered()).extracting(Request::rawQuery).containsOnly("code=new");
+        }
+    }
+
+    @Test
+    void aSpoolNoConfiguredSinkOwnsIsReportedAtStartAndKept() throws Exception {
+        try (WebhookReceiver receiver = WebhookReceiver.start("s")) {
+            receiver.answerWith(503);
+            imds.serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent before = agent(receiver.url("/old-target")).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.failedAttempts().size() >= 1);
+            }
+            Path orphan;
+            try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+                orphan = dirs.filter(d -> d.getFileName().toString().startsWith("webhook-")).findFirst().orElseThrow();
+            }
+            receiver.answerWith(200);
+            try (LogCapture log = LogCapture.install();
+                 InProcessAgent after = agent(receiver.url("/new-target")).start()) {
+                assertThat(log.lines()).anySatisfy(line -> assertThat(line).startsWith("WARN")
+                        .contains(orphan.toString(), "1 undelivered message(s)"));
+                MeterRegistry meters = after.context().getRegistry().findSingleByType(MeterRegistry.class);
+                assertThat(meters.get("bridge.spool.orphaned").tag("directory", orphan.getFileName().toString())
+                        .gauge().value()).isEqualTo(1.0);
+            }
+            try (Stream<Path> files = Files.list(orphan)) {
+                assertThat(files.filter(f -> f.toString().endsWith(".json"))).as("kept, never deleted").hasSize(1);
+            }
+            assertThat(receiver.delivered()).isEmpty();
+        }
+    }
+}
