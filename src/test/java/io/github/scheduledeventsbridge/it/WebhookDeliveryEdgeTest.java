@@ -141,7 +141,27 @@ class WebhookDeliveryEdgeTest {
                 MeterRegistry meters = agent.context().getRegistry().findSingleByType(MeterRegistry.class);
                 assertThat(meters.get("bridge.dead.letters").tag("sink", sinkId).counter().count()).isEqualTo(1.0);
                 assertThat(log.lines()).anySatisfy(line -> assertThat(line).startsWith("ERROR").contains(sinkId, "HTTP 410"));
+                Map<String, Object> readiness = org.apache.camel.health.HealthCheckHelper.invoke(agent.context(),
+                                check -> Map.of(), check -> false, "full").stream()
+                        .filter(r -> r.getCheck().getId().equals("sinks")).findFirst().orElseThrow().getDetails();
+                assertThat(readiness).containsEntry("deadLetters", 1L).containsEntry("deadLetters." + sinkId, 1L);
             }
+
+            // The README's way back: move the file into the sink's spool and restart; now B is accepted.
+            Path sinkDir;
+            try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+                sinkDir = dirs.filter(d -> d.getFileName().toString().startsWith("webhook-")).findFirst().orElseThrow();
+            }
+            try (Stream<Path> files = Files.list(sinkDir.resolve("dead-letter"))) {
+                for (Path file : files.filter(f -> f.toString().endsWith(".json")).toList()) {
+                    Files.move(file, sinkDir.resolve(file.getFileName()));
+                }
+            }
+            receiver.script(json -> Answer.of(200));
+            try (InProcessAgent again = agent(receiver.url()).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 3);
+            }
+            assertThat(receiver.delivered()).extracting(Request::eventId).containsExactly(A, C, B);
         }
     }
 
