@@ -82,6 +82,14 @@ class WebhookDeliveryEdgeTest {
                     "teams:" + receiver.url("/workflows/t/triggers/manual/paths/invoke?" + teamsQuery),
                     receiver.url("/hook?" + proxyQuery), basic).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 5);
+                // What Camel can show (route models, endpoint URIs) holds no token and no password.
+                String routes = ((org.apache.camel.model.ModelCamelContext) agent.context()).getRouteDefinitions().toString();
+                assertThat(routes).contains("sink-webhook-", "direct:webhook-attempt", "http://webhook-target");
+                String endpoints = agent.context().getEndpoints().toString();
+                for (String secret : List.of("abc%2Bdef", "abc+def", "AbC-123", "T3amsSig", "pa%3Ass", "alice", "proxyPort")) {
+                    assertThat(routes).doesNotContain(secret);
+                    assertThat(endpoints).doesNotContain(secret);
+                }
             }
             Map<String, Request> byPath = new java.util.HashMap<>();
             receiver.delivered().forEach(r -> byPath.put(r.path(), r));
