@@ -428,9 +428,17 @@ public record BridgeSettings(
 
         /** {@code [slack:|teams:|cloudevents:]https://…}; Slack and Teams URLs are also recognised by host. */
         List<WebhookTarget> webhookTargets(String key) {
-            return Arrays.stream(string(key, "").split(","))
+            List<WebhookTarget> targets = Arrays.stream(string(key, "").split(","))
                     .map(String::trim).filter(s -> !s.isEmpty())
                     .map(s -> webhookTarget(key, s)).distinct().toList();
+            // Their spools would be one directory: the same target, configured twice with other credentials.
+            java.util.Map<String, WebhookTarget> seen = new java.util.HashMap<>();
+            for (WebhookTarget target : targets) {
+                if (seen.putIfAbsent(target.identity(true), target) != null) {
+                    throw new BadConfigurationException(key, target + " is listed twice, with different credentials");
+                }
+            }
+            return targets;
         }
 
         private static WebhookTarget webhookTarget(String key, String value) {

@@ -66,6 +66,16 @@ class WebhookTargetTest {
     }
 
     @Test
+    @DisplayName("the same target twice with other credentials is refused, naming the key but no credential")
+    void sameTargetTwice() {
+        assertThatThrownBy(() -> read("bridge.webhook.urls", "https://a:one@h.example.com/p,https://b:two@h.example.com/p"))
+                .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.webhook.urls")
+                .hasMessageNotContaining("one").hasMessageNotContaining("two@");
+        assertThat(read("bridge.webhook.urls", "https://h.example.com/p?to=a,https://h.example.com/p?to=b")
+                .webhookTargets()).hasSize(2);
+    }
+
+    @Test
     @DisplayName("bridge.delivery.dead-letter-after: one hour by default, a positive number of ms")
     void deadLetterAfter() {
         assertThat(read().deliveryDeadLetterAfter()).isEqualTo(Duration.ofHours(1));
