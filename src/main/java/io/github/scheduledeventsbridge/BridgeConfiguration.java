@@ -23,6 +23,7 @@ import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.SpoolContent;
 import io.github.scheduledeventsbridge.delivery.SpoolInventory;
 import io.github.scheduledeventsbridge.delivery.WebhookAddress;
+import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.health.DeliveryMetrics;
 import io.github.scheduledeventsbridge.health.Readiness;
@@ -49,13 +50,9 @@ import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
@@ -141,28 +138,9 @@ public class BridgeConfiguration implements CamelConfiguration {
                 settings.pollInterval().toMillis(), settings.apiVersion(), settings.filterResources(), settings.stateDir());
     }
 
-    /**
-     * A webhook's spool is named after its {@link BridgeSettings.WebhookTarget#identity() identity} (no query, no
-     * credentials), so rotating a token keeps its waiting messages; two targets that differ only in their query
-     * are told apart by it. {@code legacySpoolIds} gets the names earlier versions used (a hash of the whole URL).
-     */
     static List<Sink> sinks(BridgeSettings settings, VmIdentity identity, Map<String, String> legacySpoolIds) {
-        List<Sink> sinks = new ArrayList<>();
-        SinkFilter webhookFilter = filter(settings.webhookFilter(), identity);
-        Map<String, Long> sameIdentity = settings.webhookTargets().stream().collect(
-                java.util.stream.Collectors.groupingBy(BridgeSettings.WebhookTarget::identity, java.util.stream.Collectors.counting()));
-        for (BridgeSettings.WebhookTarget target : settings.webhookTargets()) {
-            boolean ambiguous = sameIdentity.get(target.identity()) > 1;
-            if (ambiguous) {
-                LOG.warn("Webhook targets {} differ only in their query string: their spools are named after the whole "
-                        + "URL, so changing that query later leaves the waiting messages behind (reported at start)", target);
-            }
-            String id = "webhook-" + shortHash(target.identity(ambiguous));
-            legacySpoolIds.put("webhook-" + shortHash(target.url().toString()), id);
-            sinks.add(new Sink(id, "webhook " + target + ", " + webhookFilter, "direct:webhook-attempt",
-                    Map.of(WebhookFormats.FORMAT_PROPERTY, target.format().name(), WebhookAddress.TARGET_PROPERTY, target),
-                    webhookFilter));
-        }
+        List<Sink> sinks = new ArrayList<>(WebhookSink.create(settings.webhookTargets(),
+                filter(settings.webhookFilter(), identity), legacySpoolIds));
         if (settings.eventHubs().enabled()) {
             sinks.add(EventHubsSink.create(settings.eventHubs(), filter(settings.eventHubs().filter(), identity)));
         }
@@ -234,16 +212,6 @@ public class BridgeConfiguration implements CamelConfiguration {
             server.registerMBean(bean, objectName);
         } catch (javax.management.JMException e) {
             LOG.warn("Cannot register {} in JMX: {}", name, e.getMessage());
-        }
-    }
-
-    /** A stable directory name per target: the spool of a target survives restarts, its URL stays out of paths. */
-    static String shortHash(String value) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 6);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 

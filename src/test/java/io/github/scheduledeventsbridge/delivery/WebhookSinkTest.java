@@ -1,21 +1,18 @@
-package io.github.scheduledeventsbridge;
+package io.github.scheduledeventsbridge.delivery;
 
 import io.github.scheduledeventsbridge.config.BridgeSettings;
-import io.github.scheduledeventsbridge.delivery.Sink;
-import io.github.scheduledeventsbridge.imds.VmIdentity;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class SinkIdsTest {
+class WebhookSinkTest {
 
     @TempDir
     Path tmp;
@@ -23,7 +20,7 @@ class SinkIdsTest {
     private List<Sink> sinks(String urls, Map<String, String> legacy) {
         BridgeSettings settings = BridgeSettings.read(Map.of("bridge.state.dir", tmp.toString(),
                 "bridge.webhook.urls", urls)::get);
-        return BridgeConfiguration.sinks(settings, new VmIdentity(Clock.systemUTC()), legacy);
+        return WebhookSink.create(settings.webhookTargets(), e -> true, legacy);
     }
 
     private String id(String url) {
@@ -47,6 +44,15 @@ class SinkIdsTest {
         List<Sink> sinks = sinks("https://h.example.com/p?to=a,https://h.example.com/p?to=b", legacy);
         assertThat(sinks).extracting(Sink::id).doesNotHaveDuplicates().hasSize(2);
         assertThat(legacy).hasSize(2).containsValues(sinks.get(0).id(), sinks.get(1).id());
-        assertThat(legacy).containsKey("webhook-" + BridgeConfiguration.shortHash("https://h.example.com/p?to=a"));
+        assertThat(legacy).containsKey("webhook-" + WebhookSink.shortHash("https://h.example.com/p?to=a"));
+    }
+
+    @Test
+    @DisplayName("the sink calls the webhook attempt; its URL is only in the attempt properties, never printed")
+    void attempt() {
+        Sink sink = sinks("https://u:pw@fn.example.com/api/fn?code=SECRET", new HashMap<>()).get(0);
+        assertThat(sink.attempt()).isEqualTo("direct:webhook-attempt");
+        assertThat(sink.attemptProperties()).containsKeys(WebhookAddress.TARGET_PROPERTY, WebhookFormats.FORMAT_PROPERTY);
+        assertThat(sink.toString() + sink.description()).doesNotContain("SECRET", "pw");
     }
 }
