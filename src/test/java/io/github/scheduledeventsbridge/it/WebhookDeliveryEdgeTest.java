@@ -174,6 +174,39 @@ class WebhookDeliveryEdgeTest {
     }
 
     @Test
+    void aMailTheSmtpServerRefusesForGoodIsDeadLetteredAndTheNextOneIsSent() throws Exception {
+        try (io.github.scheduledeventsbridge.testing.RefusingSmtpServer smtp =
+                     new io.github.scheduledeventsbridge.testing.RefusingSmtpServer(mail -> mail.contains(B))) {
+            imds.serve(Docs.document(2, scheduled(A), scheduled(B), scheduled(C)));
+            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.email.host", "127.0.0.1")
+                    .with("bridge.email.port", Integer.toString(smtp.port()))
+                    .with("bridge.email.from", "bridge@vm.example.com")
+                    .with("bridge.email.to", "ops@example.com")
+                    .with("bridge.email.starttls", "false")
+                    .with("bridge.delivery.initial-backoff", "100")
+                    .with("bridge.delivery.max-backoff", "400")
+                    .with("bridge.delivery.dead-letter-after", "1000").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> smtp.accepted().size() == 2);
+                await().atMost(Duration.ofSeconds(5)).until(() -> agent.bean("deadLetters", DeadLetters.class).count("email") == 1);
+            }
+            assertThat(smtp.accepted().get(0)).contains(A);
+            assertThat(smtp.accepted().get(1)).contains(C);
+            assertThat(smtp.refused()).as("retried within the window").hasSizeGreaterThan(1).allMatch(m -> m.contains(B));
+            Path deadLetter = state.resolve("spool").resolve("email").resolve("dead-letter");
+            try (Stream<Path> files = Files.list(deadLetter)) {
+                List<Path> dead = files.filter(f -> f.toString().endsWith(".json")).toList();
+                assertThat(dead).hasSize(1);
+                assertThat(Files.readString(dead.get(0))).contains(B);
+            }
+            try (Stream<Path> files = Files.list(deadLetter)) {
+                assertThat(files.filter(f -> f.toString().endsWith(".reason.txt")).findFirst().orElseThrow())
+                        .content().contains("550");
+            }
+        }
+    }
+
+    @Test
     void retryAfterSetsThePauseBeforeTheNextAttempt() throws Exception {
         AtomicInteger attempts = new AtomicInteger();
         try (WebhookReceiver receiver = WebhookReceiver.start("s")) {
