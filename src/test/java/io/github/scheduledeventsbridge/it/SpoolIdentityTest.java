@@ -1,12 +1,10 @@
 package io.github.scheduledeventsbridge.it;
 
-import io.github.scheduledeventsbridge.delivery.DeadLetters;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
-import io.github.scheduledeventsbridge.testing.WebhookReceiver.Answer;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver.Request;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -14,15 +12,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,7 +28,6 @@ class SpoolIdentityTest {
     private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
     private static final String A = "AAAAAAAA-0000-0000-0000-00000000000A";
     private static final String B = "BBBBBBBB-0000-0000-0000-00000000000B";
-    private static final String C = "CCCCCCCC-0000-0000-0000-00000000000C";
 
     @TempDir
     Path state;
@@ -60,10 +51,6 @@ class SpoolIdentityTest {
 
     private static String scheduled(String id) {
         return Docs.scheduled(id, "Reboot", NOT_BEFORE, "vm-a");
-    }
-
-    private static String eventIdOf(com.fasterxml.jackson.databind.JsonNode json) {
-        return json.path("data").path("eventId").asText();
     }
 
     @Test
