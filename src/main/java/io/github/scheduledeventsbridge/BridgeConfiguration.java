@@ -12,6 +12,8 @@ import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.config.ConfigurationSources;
 import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
 import io.github.scheduledeventsbridge.config.SecretStrength;
+import io.github.scheduledeventsbridge.delivery.DeadLetters;
+import io.github.scheduledeventsbridge.delivery.DeliveryRejections;
 import io.github.scheduledeventsbridge.delivery.Dispatcher;
 import io.github.scheduledeventsbridge.delivery.HttpAnswer;
 import io.github.scheduledeventsbridge.delivery.Sink;
@@ -23,6 +25,10 @@ import io.github.scheduledeventsbridge.delivery.email.EmailSink;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.delivery.SpoolContent;
+import io.github.scheduledeventsbridge.delivery.SpoolInventory;
+import io.github.scheduledeventsbridge.delivery.WebhookAddress;
+import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.health.DeliveryMetrics;
 import io.github.scheduledeventsbridge.health.Readiness;
@@ -48,13 +54,9 @@ import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HexFormat;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -84,7 +86,10 @@ public class BridgeConfiguration implements CamelConfiguration {
                 new CloudEventFactory(clock, identity), resourceFilter, clock,
                 new ObservationWatch(ObservationWatch.maxGap(settings.pollInterval()), bootTime, clock), storage);
         Spool spool = new Spool(settings.stateDir().resolve("spool"), clock);
-        SinkRegistry sinks = new SinkRegistry(sinks(settings, identity));
+        Map<String, String> legacySpoolIds = new HashMap<>();
+        SinkRegistry sinks = new SinkRegistry(sinks(settings, identity, legacySpoolIds));
+        DeadLetters deadLetters = new DeadLetters(spool, clock);
+        SpoolInventory inventory = new SpoolInventory(spool.root(), sinks, deadLetters, legacySpoolIds);
         // Sink secrets go to the components, never into endpoint URIs (route dumps, Hawtio).
         EmailSink.configureComponent(context, settings.email());
         EventHubsSink.configureComponent(context, settings.eventHubs());
@@ -97,13 +102,18 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("dispatcher", new Dispatcher(sinks, spool, storage));
         PollBackoff pollBackoff = new PollBackoff(clock, settings.pollInterval(), settings.imdsMaxBackoff());
         registry.bind("pollBackoff", pollBackoff);
-        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks));
+        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory));
         registry.bind("transitionLog", new TransitionLog(context));
         ReadinessChecks.register(context, new Readiness(settings.healthImdsStaleAfter(), settings.healthSpoolThreshold(),
-                settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, clock, storage);
+                settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, deadLetters, clock, storage);
         registry.bind("imdsResponse", new ImdsResponse(settings.imdsMaxDocumentSize()));
         registry.bind("webhookSigner", new WebhookSigner(settings.webhookSecret(), clock));
-        registry.bind("httpAnswer", new HttpAnswer());
+        registry.bind("webhookAddress", new WebhookAddress());
+        registry.bind("httpAnswer", new HttpAnswer(clock));
+        registry.bind("spoolContent", new SpoolContent(sinks));
+        registry.bind("deliveryRejections", new DeliveryRejections(settings.deliveryDeadLetterAfter(), clock));
+        registry.bind("deadLetters", deadLetters);
+        registry.bind("spoolInventory", inventory);
         registry.bind("webhookFormats", new WebhookFormats());
         registry.bind("emailComposer", new EmailComposer());
         registry.bind("eventHubsBatch", new EventHubsBatch());
@@ -169,15 +179,9 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
-    private static List<Sink> sinks(BridgeSettings settings, VmIdentity identity) {
-        List<Sink> sinks = new ArrayList<>();
-        SinkFilter webhookFilter = filter(settings.webhookFilter(), identity);
-        for (BridgeSettings.WebhookTarget target : settings.webhookTargets()) {
-            URI url = target.url();
-            String endpoint = url + (url.getRawQuery() == null ? "?" : "&") + "throwExceptionOnFailure=false";
-            sinks.add(new Sink("webhook-" + shortHash(url.toString()), "webhook " + target + ", " + webhookFilter,
-                    "webhook-sink", Map.of("url", endpoint, "format", target.format().name()), webhookFilter));
-        }
+    static List<Sink> sinks(BridgeSettings settings, VmIdentity identity, Map<String, String> legacySpoolIds) {
+        List<Sink> sinks = new ArrayList<>(WebhookSink.create(settings.webhookTargets(),
+                filter(settings.webhookFilter(), identity), legacySpoolIds));
         if (settings.eventHubs().enabled()) {
             sinks.add(EventHubsSink.create(settings.eventHubs(), filter(settings.eventHubs().filter(), identity)));
         }
@@ -235,16 +239,6 @@ public class BridgeConfiguration implements CamelConfiguration {
             server.registerMBean(bean, objectName);
         } catch (javax.management.JMException e) {
             LOG.warn("Cannot register {} in JMX: {}", name, e.getMessage());
-        }
-    }
-
-    /** A stable directory name per target: the spool of a target survives restarts, its URL stays out of paths. */
-    static String shortHash(String value) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 6);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 

@@ -42,6 +42,7 @@ public record BridgeSettings(
         Duration healthSinkStaleAfter,
         Duration deliveryInitialBackoff,
         Duration deliveryMaxBackoff,
+        Duration deliveryDeadLetterAfter,
         boolean simulatorEnabled,
         int simulatorPort,
         double simulatorSpeed,
@@ -59,10 +60,53 @@ public record BridgeSettings(
     /** How a webhook target wants its messages: CloudEvents (default), or a chat tool's own format. */
     public enum WebhookFormat { CLOUDEVENTS, SLACK, TEAMS }
 
+    /**
+     * One webhook target. {@code url} is as configured, credentials included: only {@link #requestUrl()},
+     * {@link #basicAuthorization()} and {@link #toString()} (host only) leave this record.
+     */
     public record WebhookTarget(URI url, WebhookFormat format) {
         @Override
         public String toString() {
             return format.name().toLowerCase(Locale.ROOT) + " " + redact(url.toString());
+        }
+
+        /** Where requests go: the URL exactly as configured (query and its encoding untouched) minus {@code user:password@}. */
+        public String requestUrl() {
+            return url.getScheme() + "://" + hostAndPort() + (url.getRawPath() == null ? "" : url.getRawPath())
+                    + (url.getRawQuery() == null ? "" : "?" + url.getRawQuery());
+        }
+
+        /** {@code user:password@} in the URL becomes HTTP Basic authentication (RFC 7617), or nothing. */
+        public java.util.Optional<String> basicAuthorization() {
+            String userInfo = url.getUserInfo();   // percent-decoded
+            if (userInfo == null) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of("Basic " + java.util.Base64.getEncoder()
+                    .encodeToString(userInfo.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+
+        /**
+         * What names this target's spool: format, scheme, host, port and path. Not the query nor the credentials,
+         * so that rotating a token ({@code ?code=}, {@code sig=}, {@code user:password@}) keeps the messages waiting.
+         */
+        public String identity() {
+            return identity(false);
+        }
+
+        /** The identity with the query too, for two targets that differ only there. */
+        public String identity(boolean withQuery) {
+            String base = format.name() + " " + url.getScheme().toLowerCase(Locale.ROOT) + "://"
+                    + url.getHost().toLowerCase(Locale.ROOT) + ":" + port() + (url.getRawPath() == null ? "" : url.getRawPath());
+            return withQuery && url.getRawQuery() != null ? base + "?" + url.getRawQuery() : base;
+        }
+
+        private int port() {
+            return url.getPort() != -1 ? url.getPort() : url.getScheme().equalsIgnoreCase("https") ? 443 : 80;
+        }
+
+        private String hostAndPort() {
+            return url.getHost() + (url.getPort() == -1 ? "" : ":" + url.getPort());
         }
     }
 
@@ -172,6 +216,7 @@ public record BridgeSettings(
                 r.millis("bridge.health.sink-stale-after", 300_000),
                 initialBackoff,
                 maxBackoff,
+                r.millis("bridge.delivery.dead-letter-after", 3_600_000),
                 r.bool("bridge.simulator.enabled", false),
                 r.port("bridge.simulator.port", 0),
                 r.positiveDouble("bridge.simulator.speed", 60),
@@ -451,9 +496,17 @@ public record BridgeSettings(
 
         /** {@code [slack:|teams:|cloudevents:]https://…}; Slack and Teams URLs are also recognised by host. */
         List<WebhookTarget> webhookTargets(String key) {
-            return Arrays.stream(string(key, "").split(","))
+            List<WebhookTarget> targets = Arrays.stream(string(key, "").split(","))
                     .map(String::trim).filter(s -> !s.isEmpty())
                     .map(s -> webhookTarget(key, s)).distinct().toList();
+            // Their spools would be one directory: the same target, configured twice with other credentials.
+            java.util.Map<String, WebhookTarget> seen = new java.util.HashMap<>();
+            for (WebhookTarget target : targets) {
+                if (seen.putIfAbsent(target.identity(true), target) != null) {
+                    throw new BadConfigurationException(key, target + " is listed twice, with different credentials");
+                }
+            }
+            return targets;
         }
 
         private static WebhookTarget webhookTarget(String key, String value) {

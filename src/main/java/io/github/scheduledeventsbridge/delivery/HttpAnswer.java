@@ -1,23 +1,119 @@
 package io.github.scheduledeventsbridge.delivery;
 
+import io.github.scheduledeventsbridge.config.BridgeSettings;
+import org.apache.camel.Body;
 import org.apache.camel.Exchange;
+import org.apache.camel.ExchangeProperty;
+import org.apache.camel.Header;
+import org.apache.camel.Headers;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Route step after a sink's HTTP call. The call itself never throws on a status (throwExceptionOnFailure
- * is off) because Camel's own exception would print the full URL, and webhook URLs carry secrets.
+ * Route step after a webhook POST: what the answer means. The call itself never throws on a status
+ * (throwExceptionOnFailure is off) because Camel's own exception would print the full URL, and webhook
+ * URLs carry secrets.
+ * <ul>
+ *   <li>2xx: delivered.</li>
+ *   <li>408, 429, 5xx (and anything else that is not a 4xx): {@link DeliveryFailedException}, retried until
+ *       delivered; a {@code Retry-After} (seconds or HTTP-date) sets the pause before the next attempt.</li>
+ *   <li>any other 4xx: {@link DeliveryRejectedException}; the receiver refuses this message, which is retried
+ *       for {@code bridge.delivery.dead-letter-after} and then moved to the dead-letter directory.</li>
+ * </ul>
  */
 public final class HttpAnswer {
 
-    public void requireSuccess(Exchange exchange) {
-        Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
-        if (status == null || status < 200 || status > 299) {
-            throw new DeliveryFailedException(exchange.getProperty("sinkId", String.class)
-                    + " answered HTTP " + status + "; will retry");
+    /** Read by Camel's redelivery as the pause before the next attempt (ms). */
+    static final String REDELIVERY_DELAY_HEADER = "CamelRedeliveryDelay";
+    /** A receiver asking for more than this is asked again after this long. */
+    static final Duration RETRY_AFTER_CAP = Duration.ofHours(1);
+
+    private static final Pattern URL = Pattern.compile("https?://[^\\s\"'<>,;]+");
+    private static final int REASON_LENGTH = 120;
+
+    private final Clock clock;
+
+    public HttpAnswer(Clock clock) {
+        this.clock = clock;
+    }
+
+    public void classify(@Header(Exchange.HTTP_RESPONSE_CODE) Integer status,
+                         @Header(Exchange.HTTP_RESPONSE_TEXT) String statusText,
+                         @Header("Retry-After") String retryAfter,
+                         @Body String body,
+                         @ExchangeProperty(SinkRegistry.SINK_ID_PROPERTY) String sinkId,
+                         @Headers Map<String, Object> headers) {
+        if (status != null && status >= 200 && status <= 299) {
+            return;
+        }
+        retryDelay(retryAfter, clock.instant()).ifPresent(delay -> headers.put(REDELIVERY_DELAY_HEADER, delay.toMillis()));
+        String answer = "HTTP " + status + reason(statusText, body);
+        if (status != null && status >= 400 && status <= 499 && status != 408 && status != 429) {
+            throw new DeliveryRejectedException(sinkId + " refused the message: " + answer);
+        }
+        throw new DeliveryFailedException(sinkId + " answered " + answer + "; will retry");
+    }
+
+    /** Retry-After as delta-seconds or an HTTP-date (RFC 9110 §10.2.3), capped; empty when absent or unreadable. */
+    static java.util.Optional<Duration> retryDelay(String retryAfter, Instant now) {
+        if (retryAfter == null || retryAfter.isBlank()) {
+            return java.util.Optional.empty();
+        }
+        Duration delay;
+        try {
+            delay = Duration.ofSeconds(Long.parseLong(retryAfter.trim()));
+        } catch (NumberFormatException notSeconds) {
+            try {
+                Instant at = ZonedDateTime.parse(retryAfter.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                delay = Duration.between(now, at);
+            } catch (DateTimeParseException notADate) {
+                return java.util.Optional.empty();
+            }
+        }
+        if (delay.isNegative()) {
+            delay = Duration.ZERO;
+        }
+        return java.util.Optional.of(delay.compareTo(RETRY_AFTER_CAP) > 0 ? RETRY_AFTER_CAP : delay);
+    }
+
+    /** The status text and the start of the body, on one line, URLs reduced to their host: fit for a log. */
+    static String reason(String statusText, String body) {
+        StringBuilder reason = new StringBuilder();
+        if (statusText != null && !statusText.isBlank()) {
+            reason.append(' ').append(statusText.trim());
+        }
+        if (body != null && !body.isBlank()) {
+            String oneLine = body.replaceAll("\\s+", " ").trim();
+            Matcher urls = URL.matcher(oneLine);
+            StringBuilder redacted = new StringBuilder();
+            while (urls.find()) {
+                urls.appendReplacement(redacted, Matcher.quoteReplacement(BridgeSettings.redact(urls.group())));
+            }
+            urls.appendTail(redacted);
+            String text = redacted.length() > REASON_LENGTH ? redacted.substring(0, REASON_LENGTH) + "…" : redacted.toString();
+            reason.append(": ").append(text);
+        }
+        return reason.toString();
+    }
+
+    /** No answer worth keeping, or one that says "later": retried until delivered. */
+    public static final class DeliveryFailedException extends RuntimeException {
+        public DeliveryFailedException(String message) {
+            super(message);
         }
     }
 
-    public static final class DeliveryFailedException extends RuntimeException {
-        public DeliveryFailedException(String message) {
+    /** The receiver refuses this message (a 4xx other than 408 and 429): retried for a while, then dead-lettered. */
+    public static final class DeliveryRejectedException extends RuntimeException {
+        public DeliveryRejectedException(String message) {
             super(message);
         }
     }

@@ -192,6 +192,13 @@ public final class Spool implements SpoolMXBean {
         }
     }
 
+    /** The entry left the spool without being delivered (dead-lettered): it no longer counts as waiting. */
+    void removed(SpoolEntry entry) {
+        if (counter(entry.sinkId()).decrementAndGet() <= 0) {
+            waitingSince.remove(entry.sinkId());
+        }
+    }
+
     /** Retries end only when the agent stops: the message is not lost, it waits on disk. */
     public void keptForNextStart(Exchange exchange) {
         SpoolEntry entry = exchange.getProperty(ENTRY_PROPERTY, SpoolEntry.class);

@@ -4,6 +4,7 @@ import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.SpoolEntry;
+import io.github.scheduledeventsbridge.delivery.SpoolInventory;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.CamelContext;
@@ -19,11 +20,13 @@ public final class DeliveryMetrics implements Processor {
     private final CamelContext context;
     private final Spool spool;
     private final SinkRegistry sinks;
+    private final SpoolInventory inventory;
 
-    public DeliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks) {
+    public DeliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks, SpoolInventory inventory) {
         this.context = context;
         this.spool = spool;
         this.sinks = sinks;
+        this.inventory = inventory;
     }
 
     /** onRedelivery: one failed attempt of the sink this exchange belongs to. */
@@ -39,7 +42,10 @@ public final class DeliveryMetrics implements Processor {
         }
     }
 
-    /** Route step at start: bridge.spool.depth{sink=…}, read live from the spool. */
+    /**
+     * Route step at start: bridge.spool.depth{sink=…}, read live from the spool, and bridge.spool.orphaned{directory=…}
+     * for spool directories no configured sink owns (found by {@link SpoolInventory#survey}).
+     */
     public void registerSpoolGauges() {
         MeterRegistry registry = registry();
         if (registry == null) {
@@ -48,6 +54,11 @@ public final class DeliveryMetrics implements Processor {
         for (Sink sink : sinks.sinks()) {
             Gauge.builder("bridge.spool.depth", spool, s -> s.depth(sink.id())).tag("sink", sink.id())
                     .description("Undelivered messages waiting on disk").register(registry);
+        }
+        for (String directory : inventory.orphaned().keySet()) {
+            Gauge.builder("bridge.spool.orphaned", inventory, i -> i.orphaned(directory)).tag("directory", directory)
+                    .description("Undelivered messages in a spool directory that no configured sink owns (not sent)")
+                    .register(registry);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.health;
 
+import io.github.scheduledeventsbridge.delivery.DeadLetters;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
@@ -22,7 +23,7 @@ public final class ReadinessChecks {
     }
 
     public static void register(CamelContext context, Readiness readiness, PollBackoff poll, Spool spool,
-                                SinkRegistry sinks, Clock clock, StorageHealth storage) {
+                                SinkRegistry sinks, DeadLetters deadLetters, Clock clock, StorageHealth storage) {
         HealthCheckRegistry registry = HealthCheckRegistry.get(context);
         // A state or spool write that failed: nothing new is recorded or spooled until writing works again.
         registry.register(new Check("storage", builder -> report(builder, storage.problem(), Map.of())));
@@ -36,8 +37,18 @@ public final class ReadinessChecks {
                 readiness.sink(sink.id(), spool.depth(sink.id()), spool.lastDelivered(sink.id()),
                         spool.waitingSince(sink.id()), clock.instant()).ifPresent(problems::add);
             }
-            report(builder, problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems)),
-                    Map.of("sinks", sinks.sinks().size()));
+            // Dead letters are reported, not a reason to be unready: the sink delivers again (details:
+            // deadLetters = all sinks, deadLetters.<sink> = per sink with any).
+            Map<String, Object> details = new java.util.LinkedHashMap<>();
+            details.put("sinks", sinks.sinks().size());
+            Map<String, Long> dead = deadLetters.bySink();
+            details.put("deadLetters", dead.values().stream().mapToLong(Long::longValue).sum());
+            dead.forEach((sink, count) -> {
+                if (count > 0) {
+                    details.put("deadLetters." + sink, count);
+                }
+            });
+            report(builder, problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems)), details);
         }));
     }
 

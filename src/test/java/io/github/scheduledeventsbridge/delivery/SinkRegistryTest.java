@@ -39,24 +39,24 @@ class SinkRegistryTest {
     }
 
     @Test
-    @DisplayName("installRoutes adds one route per sink from its template, fed by its own lane")
+    @DisplayName("installRoutes adds one lane per sink from the one template, each calling its sink's attempt")
     void installRoutes() throws Exception {
         try (CamelContext camel = new DefaultCamelContext()) {
             camel.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
-                    routeTemplate("test-sink")
+                    routeTemplate(SinkRegistry.LANE_TEMPLATE)
                             .templateParameter("queue")
                             .templateParameter("sinkId")
-                            .templateParameter("target")
+                            .templateParameter("attempt")
                             .from("{{queue}}")
                             .setProperty("sinkId", constant("{{sinkId}}"))
-                            .to("{{target}}");
+                            .to("{{attempt}}");
                 }
             });
             SinkRegistry registry = new SinkRegistry(List.of(
-                    new Sink("one", "first", "test-sink", Map.of("target", "log:one"), e -> true),
-                    new Sink("two", "second", "test-sink", Map.of("target", "log:two"), e -> true)));
+                    new Sink("one", "first", "log:one", Map.of(), e -> true),
+                    new Sink("two", "second", "log:two", Map.of(), e -> true)));
 
             registry.installRoutes(camel);
             camel.start();
@@ -68,6 +68,21 @@ class SinkRegistryTest {
             assertThat(one.getEndpoint().getEndpointUri()).isEqualTo("seda://sink-one");
             assertThat(two.getEndpoint().getEndpointUri()).isEqualTo("seda://sink-two");
             assertThat(camel.getRoutes()).hasSize(2);
+        }
+    }
+
+    @Test
+    @DisplayName("prepareAttempt sets the sink's own attempt properties, looked up by its id at run time")
+    void prepareAttempt() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            SinkRegistry registry = new SinkRegistry(List.of(
+                    new Sink("one", "first", "direct:x", Map.of("target", "secret-one"), e -> true),
+                    new Sink("two", "second", "direct:x", Map.of("target", "secret-two"), e -> true)));
+            org.apache.camel.Exchange exchange = new org.apache.camel.support.DefaultExchange(camel);
+
+            registry.prepareAttempt("two", exchange);
+
+            assertThat(exchange.getProperty("target")).isEqualTo("secret-two");
         }
     }
 

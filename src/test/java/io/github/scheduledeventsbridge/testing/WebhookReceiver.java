@@ -21,7 +21,8 @@ import java.util.concurrent.Executors;
 public final class WebhookReceiver implements AutoCloseable {
 
     public record Request(String contentType, String timestamp, String signature, boolean signatureValid,
-                          String body, JsonNode json, int answer) {
+                          String body, JsonNode json, int answer, String method, String path, String rawQuery,
+                          String authorization, java.time.Instant receivedAt) {
         public String id() {
             return json.path("id").asText();
         }
@@ -46,6 +47,14 @@ public final class WebhookReceiver implements AutoCloseable {
     private final List<Request> requests = new ArrayList<>();
     private volatile int answer = 200;
     private volatile java.time.Duration delay = java.time.Duration.ZERO;
+    private volatile java.util.function.Function<JsonNode, Answer> script;
+
+    /** What a scripted receiver answers: a status and, when not null, a Retry-After header. */
+    public record Answer(int status, String retryAfter) {
+        public static Answer of(int status) {
+            return new Answer(status, null);
+        }
+    }
 
     public WebhookReceiver(String secret) throws IOException {
         this.secret = secret;
@@ -57,6 +66,16 @@ public final class WebhookReceiver implements AutoCloseable {
 
     public String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+    }
+
+    /** This receiver's base URL with another path and query, e.g. {@code /api/fn?code=abc%2Bdef}. */
+    public String url(String pathAndQuery) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + pathAndQuery;
+    }
+
+    /** Each request's answer chosen from its JSON body (requests are handled one at a time). */
+    public void script(java.util.function.Function<JsonNode, Answer> script) {
+        this.script = script;
     }
 
     /** 200 = up; 503 (or any other) = the target is failing. */
@@ -92,6 +111,7 @@ public final class WebhookReceiver implements AutoCloseable {
             String timestamp = exchange.getRequestHeaders().getFirst("X-Bridge-Timestamp");
             String signature = exchange.getRequestHeaders().getFirst("X-Bridge-Signature");
             int status = answer;
+            String retryAfter = null;
             if (!delay.isZero()) {
                 try {
                     new java.util.concurrent.CountDownLatch(1).await(delay.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -106,9 +126,20 @@ public final class WebhookReceiver implements AutoCloseable {
                 json = MAPPER.createObjectNode();
             }
             synchronized (this) {
+                java.util.function.Function<JsonNode, Answer> scripted = script;
+                if (scripted != null) {
+                    Answer chosen = scripted.apply(json);
+                    status = chosen.status();
+                    retryAfter = chosen.retryAfter();
+                }
                 requests.add(new Request(exchange.getRequestHeaders().getFirst("Content-Type"), timestamp, signature,
                         signature != null && signature.equals(expectedSignature(timestamp, body)),
-                        new String(body, StandardCharsets.UTF_8), json, status));
+                        new String(body, StandardCharsets.UTF_8), json, status, exchange.getRequestMethod(),
+                        exchange.getRequestURI().getRawPath(), exchange.getRequestURI().getRawQuery(),
+                        exchange.getRequestHeaders().getFirst("Authorization"), java.time.Instant.now()));
+            }
+            if (retryAfter != null) {
+                exchange.getResponseHeaders().add("Retry-After", retryAfter);
             }
             exchange.sendResponseHeaders(status, -1);
         }

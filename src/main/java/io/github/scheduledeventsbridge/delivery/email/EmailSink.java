@@ -14,10 +14,13 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * The email sink: one mail per transition, through camel-mail (SMTP). The route comes from the
- * {@code email-sink} template (routes/email-sink.yaml); this class only builds its parameters.
+ * The email sink: one mail per transition, through camel-mail (SMTP). Its lane comes from the {@code sink-lane}
+ * template, its attempts from routes/email-sink.yaml; this class only builds what they read.
  */
 public final class EmailSink {
+
+    /** The camel-mail endpoint (it holds the SMTP password): an exchange property, never part of a route. */
+    public static final String ENDPOINT_PROPERTY = "emailEndpoint";
 
     /** Time to open the TCP connection (camel-mail {@code connectionTimeout}, javamail {@code connectiontimeout}). */
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
@@ -32,10 +35,10 @@ public final class EmailSink {
     }
 
     public static Sink create(EmailSettings settings, Predicate<OutboundEvent> filter) {
-        return new Sink("email", settings + ", " + filter, "email-sink",
-                Map.of("endpoint", endpointUri(settings),
-                        "mailFrom", settings.from(),
-                        "mailTo", String.join(",", settings.to())),
+        return new Sink("email", settings + ", " + filter, "direct:email-attempt",
+                Map.of(ENDPOINT_PROPERTY, endpointUri(settings),
+                        EmailComposer.FROM_PROPERTY, settings.from(),
+                        EmailComposer.TO_PROPERTY, String.join(",", settings.to())),
                 filter);
     }
 

@@ -14,11 +14,13 @@ import java.util.regex.Pattern;
 
 /**
  * The Event Hubs sink: the transitions of one document as one batch, through camel-azure-eventhubs
- * (routes/eventhubs-sink.yaml). One sink, spool directory {@code spool/eventhubs/}.
+ * (lane from routes/sink-lane.yaml, attempts from routes/eventhubs-sink.yaml). One sink, spool directory {@code spool/eventhubs/}.
  */
 public final class EventHubsSink {
 
     public static final String ID = "eventhubs";
+    /** The camel-azure-eventhubs endpoint (it may hold a shared access key): an exchange property, never part of a route. */
+    public static final String ENDPOINT_PROPERTY = "eventHubsEndpoint";
 
     /** The public cloud suffix that camel-azure-eventhubs 4.18 appends to the namespace (managed identity). */
     static final String SERVICE_BUS_SUFFIX = ".servicebus.windows.net";
@@ -31,8 +33,10 @@ public final class EventHubsSink {
     }
 
     public static Sink create(EventHubsSettings settings, Predicate<OutboundEvent> filter) {
-        return new Sink(ID, settings.toString(), "eventhubs-sink",
-                Map.of("endpoint", endpointUri(settings)), filter, true);
+        // synchronous: the Event Hubs producer is asynchronous; without it the lane's thread would take the
+        // next spool file before the hub confirmed this one (order lost, retries overlapping).
+        return new Sink(ID, settings.toString(), "direct:eventhubs-attempt?synchronous=true",
+                Map.of(ENDPOINT_PROPERTY, endpointUri(settings)), filter, true);
     }
 
     /**

@@ -129,18 +129,19 @@ class EmailSinkEndpointTest {
     }
 
     @Test
-    void theSinkUsesTheEmailTemplateWithItsEndpointSenderAndRecipients() {
+    void theSinkUsesTheEmailAttemptWithItsEndpointSenderAndRecipients() {
         EmailSettings s = settings("u", "pw-not-in-description", true);
         Sink sink = EmailSink.create(s, SinkFilter.all());
 
         assertThat(sink.id()).isEqualTo("email");
         assertThat(sink.queue()).isEqualTo("seda:sink-email");
-        assertThat(sink.routeTemplate()).isEqualTo("email-sink");
+        assertThat(sink.attempt()).isEqualTo("direct:email-attempt");
         assertThat(sink.batched()).isFalse();
-        assertThat(sink.templateParameters()).containsOnlyKeys("endpoint", "mailFrom", "mailTo")
-                .containsEntry("endpoint", EmailSink.endpointUri(s))
-                .containsEntry("mailFrom", "bridge+vm@example.com")
-                .containsEntry("mailTo", "ops@example.com,on-call+azure@example.org");
+        assertThat(sink.attemptProperties()).containsOnlyKeys("emailEndpoint", "emailFrom", "emailTo")
+                .containsEntry("emailEndpoint", EmailSink.endpointUri(s))
+                .containsEntry("emailFrom", "bridge+vm@example.com")
+                .containsEntry("emailTo", "ops@example.com,on-call+azure@example.org");
         assertThat(sink.description()).contains("smtp.example.com:587", "STARTTLS").doesNotContain("pw-not-in-description");
+        assertThat(sink.toString()).doesNotContain("pw-not-in-description");
     }
 }

@@ -134,8 +134,9 @@ class EventHubsEndpointUriTest {
 
         assertThat(sink.id()).isEqualTo("eventhubs");
         assertThat(sink.batched()).isTrue();
-        assertThat(sink.routeTemplate()).isEqualTo("eventhubs-sink");
-        assertThat(sink.templateParameters()).isEqualTo(Map.of("endpoint", EventHubsSink.endpointUri(settings)));
+        assertThat(sink.attempt()).isEqualTo("direct:eventhubs-attempt?synchronous=true");
+        assertThat(sink.attemptProperties()).isEqualTo(Map.of("eventHubsEndpoint", EventHubsSink.endpointUri(settings)));
+        assertThat(sink.toString()).doesNotContain("SECRETKEY");
         assertThat(sink.description()).doesNotContain("SECRETKEY").contains("my-ns.servicebus.windows.net");
     }
 }

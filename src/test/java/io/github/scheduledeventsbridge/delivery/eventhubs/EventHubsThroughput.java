@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
@@ -69,8 +70,17 @@ public final class EventHubsThroughput {
             camel.getPropertiesComponent().setInitialProperties(properties);
             camel.getRegistry().bind("spool", spool);
             camel.getRegistry().bind("eventHubsBatch", new EventHubsBatch());
-            camel.getRegistry().bind("deliveryMetrics", new DeliveryMetrics(camel, spool, sinks));
-            for (String routes : List.of("routes/error-handling.yaml", "routes/eventhubs-sink.yaml")) {
+            properties.setProperty("bridge.delivery.dead-letter-after", "3600000");
+            io.github.scheduledeventsbridge.delivery.DeadLetters deadLetters =
+                    new io.github.scheduledeventsbridge.delivery.DeadLetters(spool, java.time.Clock.systemUTC());
+            camel.getRegistry().bind("sinkRegistry", sinks);
+            camel.getRegistry().bind("spoolContent", new io.github.scheduledeventsbridge.delivery.SpoolContent(sinks));
+            camel.getRegistry().bind("deadLetters", deadLetters);
+            camel.getRegistry().bind("deliveryRejections", new io.github.scheduledeventsbridge.delivery.DeliveryRejections(
+                    java.time.Duration.ofHours(1), java.time.Clock.systemUTC()));
+            camel.getRegistry().bind("deliveryMetrics", new DeliveryMetrics(camel, spool, sinks,
+                    new io.github.scheduledeventsbridge.delivery.SpoolInventory(state.resolve("spool"), sinks, deadLetters, Map.of())));
+            for (String routes : List.of("routes/error-handling.yaml", "routes/sink-lane.yaml", "routes/eventhubs-sink.yaml")) {
                 PluginHelper.getRoutesLoader(camel).loadRoutes(ResourceHelper.resolveResource(camel, "classpath:" + routes));
             }
             camel.start();

@@ -1,0 +1,24 @@
+package io.github.scheduledeventsbridge.delivery;
+
+import io.github.scheduledeventsbridge.config.BridgeSettings.WebhookTarget;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangeProperty;
+import org.apache.camel.Headers;
+
+import java.util.Map;
+
+/**
+ * Route step before a webhook POST: where it goes and with which credentials, looked up at run time. The
+ * URL goes in {@code CamelHttpUri} exactly as configured (camel-http keeps a query's percent-encoding as it
+ * is), so {@code ?code=abc%2Bdef} arrives as {@code ?code=abc%2Bdef} and {@code ?proxyHost=} is only a query.
+ */
+public final class WebhookAddress {
+
+    /** Set per sink by {@link SinkRegistry#prepareAttempt}. */
+    public static final String TARGET_PROPERTY = "webhookTarget";
+
+    public void address(@ExchangeProperty(TARGET_PROPERTY) WebhookTarget target, @Headers Map<String, Object> headers) {
+        headers.put(Exchange.HTTP_URI, target.requestUrl());
+        target.basicAuthorization().ifPresent(value -> headers.put("Authorization", value));
+    }
+}

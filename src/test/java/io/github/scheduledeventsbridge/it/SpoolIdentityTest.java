@@ -1,0 +1,100 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver.Request;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Issue 10: a webhook's spool survives a token rotation; spools no configured sink owns are reported and kept.
+ */
+class SpoolIdentityTest {
+
+    private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
+    private static final String A = "AAAAAAAA-0000-0000-0000-00000000000A";
+    private static final String B = "BBBBBBBB-0000-0000-0000-00000000000B";
+
+    @TempDir
+    Path state;
+    private ScriptedImds imds;
+
+    @BeforeEach
+    void imds() throws Exception {
+        imds = new ScriptedImds();
+    }
+
+    @AfterEach
+    void close() {
+        imds.close();
+    }
+
+    private InProcessAgent.Builder agent(String... urls) {
+        return InProcessAgent.builder(state).imds(imds)
+                .with("bridge.webhook.urls", String.join(",", urls))
+                .with("bridge.webhook.secret", "s");
+    }
+
+    private static String scheduled(String id) {
+        return Docs.scheduled(id, "Reboot", NOT_BEFORE, "vm-a");
+    }
+
+    @Test
+    void rotatingAWebhookTokenKeepsTheMessagesWaitingForIt() throws Exception {
+        try (WebhookReceiver receiver = WebhookReceiver.start("s")) {
+            receiver.answerWith(503);
+            imds.serve(Docs.document(2, scheduled(A), scheduled(B)));
+            try (InProcessAgent before = agent(receiver.url("/p?code=old")).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.failedAttempts().size() >= 2);
+            }
+            receiver.answerWith(200);
+            try (InProcessAgent after = agent(receiver.url("/p?code=new")).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 2);
+            }
+            assertThat(receiver.delivered()).extracting(Request::eventId).containsExactly(A, B);
+            assertThat(receiver.delivered()).extracting(Request::rawQuery).containsOnly("code=new");
+        }
+    }
+
+    @Test
+    void aSpoolNoConfiguredSinkOwnsIsReportedAtStartAndKept() throws Exception {
+        try (WebhookReceiver receiver = WebhookReceiver.start("s")) {
+            receiver.answerWith(503);
+            imds.serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent before = agent(receiver.url("/old-target")).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> receiver.failedAttempts().size() >= 1);
+            }
+            Path orphan;
+            try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+                orphan = dirs.filter(d -> d.getFileName().toString().startsWith("webhook-")).findFirst().orElseThrow();
+            }
+            receiver.answerWith(200);
+            try (LogCapture log = LogCapture.install();
+                 InProcessAgent after = agent(receiver.url("/new-target")).start()) {
+                assertThat(log.lines()).anySatisfy(line -> assertThat(line).startsWith("WARN")
+                        .contains(orphan.toString(), "1 undelivered message(s)"));
+                MeterRegistry meters = after.context().getRegistry().findSingleByType(MeterRegistry.class);
+                assertThat(meters.get("bridge.spool.orphaned").tag("directory", orphan.getFileName().toString())
+                        .gauge().value()).isEqualTo(1.0);
+            }
+            try (Stream<Path> files = Files.list(orphan)) {
+                assertThat(files.filter(f -> f.toString().endsWith(".json"))).as("kept, never deleted").hasSize(1);
+            }
+            assertThat(receiver.delivered()).isEmpty();
+        }
+    }
+}
