@@ -85,8 +85,10 @@ class DebPackageIT {
         assertThat(deb.getFileName().toString()).isEqualTo("scheduled-events-bridge_" + DEB_VERSION + "_amd64.deb");
 
         // Metadata and maintainer scripts, as dpkg reads them.
-        assertThat(run("dpkg-deb", "-f", deb.toString(), "Package", "Version", "Architecture"))
-                .contains("Package: scheduled-events-bridge", "Version: " + DEB_VERSION, "Architecture: amd64");
+        assertThat(run("dpkg-deb", "-f", deb.toString(), "Package", "Version", "Architecture", "Depends"))
+                .contains("Package: scheduled-events-bridge", "Version: " + DEB_VERSION, "Architecture: amd64",
+                        "libc6 (>= 2.34)", "zlib1g")
+                .doesNotContain("openjdk", "java");
         Path control = dir.resolve("control");
         run("dpkg-deb", "-e", deb.toString(), control.toString());
         assertThat(Files.readString(control.resolve("conffiles")).strip()).isEqualTo("/" + CONF);
