@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -64,11 +65,21 @@ class DebPackageIT {
         }
     }
 
+    /**
+     * dpkg on the scratch root, with a systemctl first on the PATH that only records being called: under DPKG_ROOT the
+     * maintainer scripts must leave this machine's systemd alone.
+     */
     private String dpkg(Path root, String... args) throws IOException, InterruptedException {
+        Path stubs = dir.resolve("stubs");
+        if (!Files.exists(stubs.resolve("systemctl"))) {
+            Files.createDirectories(stubs);
+            Files.writeString(stubs.resolve("systemctl"), "#!/bin/sh\necho \"$@\" >> " + dir.resolve("systemctl-calls") + "\n");
+            Files.setPosixFilePermissions(stubs.resolve("systemctl"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
         List<String> command = new ArrayList<>(List.of("dpkg", "--root=" + root, "--log=/dev/null",
                 "--force-script-chrootless", "--force-not-root", "--force-depends"));
         command.addAll(Arrays.asList(args));
-        return run(command, Map.of());
+        return run(command, Map.of("PATH", stubs + ":" + System.getenv("PATH")));
     }
 
     private static Path freshRoot(Path root) throws IOException {
@@ -155,6 +166,7 @@ class DebPackageIT {
         dpkg(root, "-P", "scheduled-events-bridge");
         assertThat(root.resolve("etc/scheduled-events-bridge")).doesNotExist();
         assertThat(root.resolve("var/lib/scheduled-events-bridge")).doesNotExist();
+        assertThat(dir.resolve("systemctl-calls")).as("systemctl called under DPKG_ROOT").doesNotExist();
     }
 
     /** ExecStart of the installed unit, with paths into the root, plus the simulator and a scratch state directory. */
@@ -220,5 +232,20 @@ class DebPackageIT {
         assertThat(run(unpacked.resolve("runtime/bin/java").toString(), "-jar",
                 unpacked.resolve("scheduled-events-bridge.jar").toString(), "--version").strip())
                 .isEqualTo("scheduled-events-bridge " + VERSION);
+
+        // The shipped (all commented) configuration file passes the agent's checks: it starts polling.
+        Path log = dir.resolve("tarball-agent.log");
+        Process agent = new ProcessBuilder(unpacked.resolve("runtime/bin/java").toString(),
+                "-Dbridge.config=" + unpacked.resolve("bridge.properties"), "-Dbridge.simulator.enabled=true",
+                "-Dbridge.management.port=0", "-Dbridge.state.dir=" + dir.resolve("tarball-state"),
+                "-jar", unpacked.resolve("scheduled-events-bridge.jar").toString())
+                .directory(unpacked.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> !agent.isAlive() || Files.readString(log).contains("Polling "));
+            assertThat(agent.isAlive()).as(Files.readString(log)).isTrue();
+        } finally {
+            agent.destroy();
+            assertThat(agent.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
     }
 }
