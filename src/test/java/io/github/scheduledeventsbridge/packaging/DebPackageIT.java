@@ -67,7 +67,8 @@ class DebPackageIT {
 
     /**
      * dpkg on the scratch root, with a systemctl first on the PATH that only records being called: under DPKG_ROOT the
-     * maintainer scripts must leave this machine's systemd alone.
+     * maintainer scripts must leave this machine's systemd alone (where systemd runs the machine; where it does not,
+     * their "[ -d /run/systemd/system ]" guard keeps them from calling it too, and their systemd branch goes unrun).
      */
     private String dpkg(Path root, String... args) throws IOException, InterruptedException {
         Path stubs = dir.resolve("stubs");
