@@ -27,7 +27,7 @@ public final class ShippedJvmFlags {
     }
 
     public static List<String> cdsTraining() {
-        return of(section(read("bin/create-cds-archive"), "exec java", "-jar"));
+        return of(section(read("bin/create-cds-archive"), "exec \"$java\"", "-jar"));
     }
 
     private static List<String> of(String text) {

@@ -1,0 +1,252 @@
+package io.github.scheduledeventsbridge.packaging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The release artifacts of {@code mvn -B package}, as an operator gets them: the .deb installed with dpkg into a
+ * fresh root (its own dpkg database; maintainer scripts run with DPKG_ROOT, so nothing on this machine changes),
+ * the agent started from the installed unit's ExecStart on the bundled runtime, then upgrade, remove and purge;
+ * and the .tar.gz's contents.
+ */
+class DebPackageIT {
+
+    private static final Path TARGET = Path.of("target");
+    private static final String VERSION = System.getProperty("seb.test.version", "0.1.0-SNAPSHOT");
+    private static final String DEB_VERSION = VERSION.replace("-SNAPSHOT", "~SNAPSHOT");
+    private static final String OPT = "opt/scheduled-events-bridge";
+    private static final String CONF = "etc/scheduled-events-bridge/bridge.properties";
+    private static final String UNIT = "lib/systemd/system/scheduled-events-bridge.service";
+
+    @TempDir
+    Path dir;
+
+    private static String run(List<String> command, Map<String, String> env) throws IOException, InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(env);
+        Process process = builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(180, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command) + " said:\n" + output).isZero();
+        return output;
+    }
+
+    private static String run(String... command) throws IOException, InterruptedException {
+        return run(List.of(command), Map.of());
+    }
+
+    private static Path artifact(String glob) throws IOException {
+        try (Stream<Path> files = Files.list(TARGET)) {
+            List<Path> found = files.filter(f -> TARGET.getFileSystem().getPathMatcher("glob:" + glob)
+                    .matches(f.getFileName())).toList();
+            assertThat(found).as("target/" + glob + " (mvn -B package makes it)").hasSize(1);
+            return found.get(0).toAbsolutePath();
+        }
+    }
+
+    /**
+     * dpkg on the scratch root, with a systemctl first on the PATH that only records being called: under DPKG_ROOT the
+     * maintainer scripts must leave this machine's systemd alone (where systemd runs the machine; where it does not,
+     * their "[ -d /run/systemd/system ]" guard keeps them from calling it too, and their systemd branch goes unrun).
+     */
+    private String dpkg(Path root, String... args) throws IOException, InterruptedException {
+        Path stubs = dir.resolve("stubs");
+        if (!Files.exists(stubs.resolve("systemctl"))) {
+            Files.createDirectories(stubs);
+            Files.writeString(stubs.resolve("systemctl"), "#!/bin/sh\necho \"$@\" >> " + dir.resolve("systemctl-calls") + "\n");
+            Files.setPosixFilePermissions(stubs.resolve("systemctl"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        List<String> command = new ArrayList<>(List.of("dpkg", "--root=" + root, "--log=/dev/null",
+                "--force-script-chrootless", "--force-not-root", "--force-depends"));
+        command.addAll(Arrays.asList(args));
+        return run(command, Map.of("PATH", stubs + ":" + System.getenv("PATH")));
+    }
+
+    private static Path freshRoot(Path root) throws IOException {
+        Files.createDirectories(root.resolve("var/lib/dpkg/info"));
+        Files.createDirectories(root.resolve("var/lib/dpkg/updates"));
+        Files.writeString(root.resolve("var/lib/dpkg/status"), "");
+        Files.writeString(root.resolve("var/lib/dpkg/available"), "");
+        return root;
+    }
+
+    @Test
+    void theDebInstallsRunsOnItsOwnRuntimeAndKeepsConfigurationAndStateUntilPurge() throws Exception {
+        Path deb = artifact("scheduled-events-bridge_*_amd64.deb");
+        assertThat(deb.getFileName().toString()).isEqualTo("scheduled-events-bridge_" + DEB_VERSION + "_amd64.deb");
+
+        // Metadata and maintainer scripts, as dpkg reads them.
+        assertThat(run("dpkg-deb", "-f", deb.toString(), "Package", "Version", "Architecture", "Depends"))
+                .contains("Package: scheduled-events-bridge", "Version: " + DEB_VERSION, "Architecture: amd64",
+                        "libc6 (>= 2.34)", "zlib1g")
+                .doesNotContain("openjdk", "java");
+        Path control = dir.resolve("control");
+        run("dpkg-deb", "-e", deb.toString(), control.toString());
+        assertThat(Files.readString(control.resolve("conffiles")).strip()).isEqualTo("/" + CONF);
+        for (String script : List.of("postinst", "prerm", "postrm")) {
+            assertThat(Files.readString(control.resolve(script)))
+                    .as(script).startsWith("#!/bin/sh").contains("set -e", "$DPKG_ROOT", "[ -d /run/systemd/system ]");
+        }
+        assertThat(Files.readString(control.resolve("postrm")))
+                .as("state is deleted on purge only").containsPattern("(?s)if \\[ \"\\$1\" = purge \\]; then.*var/lib/scheduled-events-bridge");
+
+        // As cloud-init does: the operator's settings are there before the package (--force-confold keeps them).
+        Path root = freshRoot(dir.resolve("root"));
+        Files.createDirectories(root.resolve(CONF).getParent());
+        String operatorSettings = "# the operator's\nbridge.filter.resources=all\n";
+        Files.writeString(root.resolve(CONF), operatorSettings);
+        String installed = dpkg(root, "--force-confold", "-i", deb.toString());
+        assertThat(installed).contains("Setting up scheduled-events-bridge (" + DEB_VERSION + ")",
+                "AppCDS archive " + root.resolve(OPT + "/scheduled-events-bridge.jsa"));
+        assertThat(dpkg(root, "-s", "scheduled-events-bridge")).contains("Status: install ok installed", "Version: " + DEB_VERSION);
+        assertThat(Files.readString(root.resolve(CONF))).isEqualTo(operatorSettings);
+        Path java = root.resolve(OPT + "/runtime/bin/java");
+        assertThat(java).isExecutable();
+        assertThat(Files.size(root.resolve(OPT + "/scheduled-events-bridge.jsa"))).isGreaterThan(1_000_000);
+
+        // The bundled runtime: the modules the fixed list promises, trusted CAs for HTTPS, the version.
+        assertThat(run(java.toString(), "--list-modules"))
+                .contains("java.net.http", "jdk.crypto.ec", "jdk.management", "jdk.httpserver", "java.security.sasl")
+                .doesNotContain("jdk.compiler", "java.compiler");
+        assertThat(run(root.resolve(OPT + "/runtime/bin/keytool").toString(), "-list", "-cacerts", "-storepass", "changeit"))
+                .containsPattern("Your keystore contains [1-9][0-9]+ entries");
+        assertThat(run(java.toString(), "-jar", root.resolve(OPT + "/scheduled-events-bridge.jar").toString(), "--version").strip())
+                .isEqualTo("scheduled-events-bridge " + VERSION);
+
+        // The installed unit verifies (against this machine's targets) and its ExecStart runs the agent.
+        Path units = Files.createDirectories(root.resolve("usr/lib/systemd/system"));
+        try (Stream<Path> targets = Files.list(Path.of("/lib/systemd/system"))) {
+            for (Path target : targets.filter(p -> p.toString().endsWith(".target")).toList()) {
+                Files.copy(target, units.resolve(target.getFileName()));
+            }
+        }
+        run("systemd-analyze", "verify", "--root=" + root, "/" + UNIT);
+        runTheAgentAsTheUnitDoes(root);
+
+        // Upgrade (the same version again): the operator's edit and the state stay, the archive is made anew.
+        Path state = root.resolve("var/lib/scheduled-events-bridge/state.json");
+        Files.createDirectories(state.getParent());
+        Files.writeString(state, "{\"kept\":true}");
+        String edited = operatorSettings + "bridge.approval.port=8090\n";
+        Files.writeString(root.resolve(CONF), edited);
+        assertThat(dpkg(root, "-i", deb.toString())).contains("Setting up scheduled-events-bridge", "AppCDS archive");
+        assertThat(Files.readString(root.resolve(CONF))).isEqualTo(edited);
+        assertThat(state).hasContent("{\"kept\":true}");
+
+        // Remove: the program goes (the postinst's archive too), configuration and state stay.
+        dpkg(root, "-r", "scheduled-events-bridge");
+        assertThat(dpkg(root, "-s", "scheduled-events-bridge")).contains("Status: deinstall ok config-files");
+        assertThat(root.resolve(OPT)).doesNotExist();
+        assertThat(root.resolve(UNIT)).doesNotExist();
+        assertThat(Files.readString(root.resolve(CONF))).isEqualTo(edited);
+        assertThat(state).hasContent("{\"kept\":true}");
+
+        // Purge: configuration and state go.
+        Files.writeString(root.resolve("etc/scheduled-events-bridge/environment"), "BRIDGE_WEBHOOK_SECRET=x\n");
+        dpkg(root, "-P", "scheduled-events-bridge");
+        assertThat(root.resolve("etc/scheduled-events-bridge")).doesNotExist();
+        assertThat(root.resolve("var/lib/scheduled-events-bridge")).doesNotExist();
+        assertThat(dir.resolve("systemctl-calls")).as("systemctl called under DPKG_ROOT").doesNotExist();
+    }
+
+    /** ExecStart of the installed unit, with paths into the root, plus the simulator and a scratch state directory. */
+    private void runTheAgentAsTheUnitDoes(Path root) throws Exception {
+        String unit = Files.readString(root.resolve(UNIT)).replace("\\\n", " ");
+        Matcher execStart = Pattern.compile("(?m)^ExecStart=(.*)$").matcher(unit);
+        assertThat(execStart.find()).isTrue();
+        List<String> command = new ArrayList<>();
+        for (String word : execStart.group(1).trim().split("\\s+")) {
+            String rooted = word.replace("/opt/", root + "/opt/").replace("/etc/", root + "/etc/");
+            if (word.equals("-jar")) {
+                command.addAll(List.of("-Xlog:class+load=info", "-Dbridge.simulator.enabled=true", "-Dbridge.simulator.speed=600",
+                        "-Dbridge.management.port=0", "-Dbridge.state.dir=" + dir.resolve("state")));
+            }
+            command.add(rooted);
+        }
+        assertThat(command.get(0)).isEqualTo(root + "/opt/scheduled-events-bridge/runtime/bin/java");
+        assertThat(command).contains("-Dbridge.config=" + root + "/" + CONF, "-XX:SharedArchiveFile=" + root + "/" + OPT + "/scheduled-events-bridge.jsa");
+
+        Path log = dir.resolve("agent.log");
+        Process agent = new ProcessBuilder(command).directory(Files.createDirectories(dir.resolve("work")).toFile())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(() -> !agent.isAlive() || Files.readString(log).contains(" transitions - Scheduled "));
+            String output = Files.readString(log);
+            assertThat(agent.isAlive()).as(output).isTrue();
+            assertThat(output).doesNotContain("Unable to use shared archive")
+                    .contains("io.github.scheduledeventsbridge.transitions.TransitionDetector source: shared objects file (top)");
+            Matcher management = Pattern.compile("Management server on http://127\\.0\\.0\\.1:(\\d+)").matcher(output);
+            assertThat(management.find()).as(output).isTrue();
+            HttpClient http = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + management.group(1);
+            HttpResponse<String> live = http.send(HttpRequest.newBuilder(URI.create(base + "/observe/health/live")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(live.statusCode()).isEqualTo(200);
+            HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.body()).contains("bridge_transitions_total", "jvm_memory_used_bytes");
+        } finally {
+            agent.destroy();
+            assertThat(agent.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(agent.exitValue()).as(Files.readString(log)).isEqualTo(143);
+    }
+
+    @Test
+    void theTarballHoldsTheRuntimeTheJarTheUnitAndTheConfiguration() throws Exception {
+        Path tarball = artifact("scheduled-events-bridge-*-linux-x64.tar.gz");
+        assertThat(tarball.getFileName().toString()).isEqualTo("scheduled-events-bridge-" + VERSION + "-linux-x64.tar.gz");
+        String listing = run("tar", "-tzvf", tarball.toString());
+        String top = "scheduled-events-bridge-" + VERSION + "/";
+        assertThat(listing).containsPattern("-rwxr-xr-x .* " + Pattern.quote(top + "runtime/bin/java") + "\n")
+                .containsPattern("-rwxr-xr-x .* " + Pattern.quote(top + "bin/create-cds-archive") + "\n")
+                .contains(top + "runtime/lib/modules", top + "runtime/lib/server/libjvm.so", top + "runtime/lib/server/classes.jsa",
+                        top + "scheduled-events-bridge.jar", top + "INSTALL.md", top + "README.md")
+                .doesNotContain("classes_nocoops.jsa");
+
+        Path unpacked = Files.createDirectories(dir.resolve("unpacked"));
+        run("tar", "-xzf", tarball.toString(), "-C", unpacked.toString(), "--strip-components=1");
+        assertThat(unpacked.resolve("scheduled-events-bridge.service"))
+                .hasSameTextualContentAs(Path.of("packaging/systemd/scheduled-events-bridge.service"));
+        assertThat(unpacked.resolve("bridge.properties")).hasSameTextualContentAs(Path.of("packaging/etc/bridge.properties"));
+        assertThat(run(unpacked.resolve("runtime/bin/java").toString(), "-jar",
+                unpacked.resolve("scheduled-events-bridge.jar").toString(), "--version").strip())
+                .isEqualTo("scheduled-events-bridge " + VERSION);
+
+        // The shipped (all commented) configuration file passes the agent's checks: it starts polling.
+        Path log = dir.resolve("tarball-agent.log");
+        Process agent = new ProcessBuilder(unpacked.resolve("runtime/bin/java").toString(),
+                "-Dbridge.config=" + unpacked.resolve("bridge.properties"), "-Dbridge.simulator.enabled=true",
+                "-Dbridge.management.port=0", "-Dbridge.state.dir=" + dir.resolve("tarball-state"),
+                "-jar", unpacked.resolve("scheduled-events-bridge.jar").toString())
+                .directory(unpacked.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> !agent.isAlive() || Files.readString(log).contains("Polling "));
+            assertThat(agent.isAlive()).as(Files.readString(log)).isTrue();
+        } finally {
+            agent.destroy();
+            assertThat(agent.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+}
