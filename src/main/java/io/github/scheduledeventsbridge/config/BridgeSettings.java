@@ -173,7 +173,7 @@ public record BridgeSettings(
     }
 
     public static BridgeSettings read(Function<String, String> properties) {
-        Reader r = new Reader(properties);
+        SettingsReader r = new SettingsReader(properties);
         Duration pollInterval = r.millis("bridge.imds.poll-interval", 1000);
         if (pollInterval.toMillis() < MIN_POLL_INTERVAL_MS) {
             throw new BadConfigurationException("bridge.imds.poll-interval",
@@ -245,13 +245,8 @@ public record BridgeSettings(
     /** HTTP Basic over a port that may be reachable from the network: long enough to resist guessing. */
     public static final int MIN_MANAGEMENT_PASSWORD_LENGTH = 16;
 
-    private static ManagementSettings management(Reader r) {
-        String host = r.nonBlank("bridge.management.host", "127.0.0.1");
-        try {
-            java.net.InetAddress.getByName(host);
-        } catch (java.net.UnknownHostException e) {
-            throw new BadConfigurationException("bridge.management.host", "'" + host + "' cannot be resolved to an address");
-        }
+    private static ManagementSettings management(SettingsReader r) {
+        String host = r.resolvableHost("bridge.management.host", "127.0.0.1");
         String username = r.string("bridge.management.username", "");
         String password = r.string("bridge.management.password", "");
         if (username.contains(":")) {
@@ -286,7 +281,7 @@ public record BridgeSettings(
         }
     }
 
-    private static EventHubsSettings eventHubs(Reader r) {
+    private static EventHubsSettings eventHubs(SettingsReader r) {
         String connectionString = r.string("bridge.eventhubs.connection-string", "");
         String namespace = r.string("bridge.eventhubs.namespace", "");
         String hub = r.string("bridge.eventhubs.name", "");
@@ -311,13 +306,8 @@ public record BridgeSettings(
     public record ApprovalListener(String host, int port, int maxConnections, Duration requestTimeout) {
     }
 
-    private static ApprovalListener approvalListener(Reader r) {
-        String host = r.nonBlank("bridge.approval.host", "0.0.0.0");
-        try {
-            java.net.InetAddress.getByName(host);
-        } catch (java.net.UnknownHostException e) {
-            throw new BadConfigurationException("bridge.approval.host", "'" + host + "' cannot be resolved to an address");
-        }
+    private static ApprovalListener approvalListener(SettingsReader r) {
+        String host = r.resolvableHost("bridge.approval.host", "0.0.0.0");
         long max = r.positiveLong("bridge.approval.max-connections", 64);
         if (max > 1024) {
             throw new BadConfigurationException("bridge.approval.max-connections",
@@ -339,7 +329,7 @@ public record BridgeSettings(
         }
     }
 
-    private static TlsSettings tls(Reader r) {
+    private static TlsSettings tls(SettingsReader r) {
         String keystore = r.string("bridge.approval.tls.keystore", "");
         if (keystore.isEmpty()) {
             return new TlsSettings(null, "", "PKCS12");
@@ -357,7 +347,7 @@ public record BridgeSettings(
                                        boolean leaderOnly, boolean dryRun) {
     }
 
-    private static AutoApprovalSettings autoApproval(Reader r) {
+    private static AutoApprovalSettings autoApproval(SettingsReader r) {
         String freeze = r.string("bridge.approval.auto.freeze-max-seconds", "");
         Integer freezeMax = null;
         if (!freeze.isEmpty()) {
@@ -379,7 +369,7 @@ public record BridgeSettings(
     static final String EMAIL_DEFAULT_TRANSITIONS = "Scheduled,Started";
     static final String EMAIL_DEFAULT_EVENT_TYPES = "Reboot,Redeploy,Preempt,Terminate";
 
-    private static EmailSettings email(Reader r) {
+    private static EmailSettings email(SettingsReader r) {
         String host = r.string("bridge.email.host", "");
         int port = r.port("bridge.email.port", 587);
         String from = r.string("bridge.email.from", "");
@@ -409,182 +399,6 @@ public record BridgeSettings(
     }
 
     private static final java.util.regex.Pattern EMAIL = java.util.regex.Pattern.compile("[^@\\s,<>]+@[^@\\s,<>]+\\.[^@\\s,<>]+");
-
-    /** Typed reads that fail with the key's name and the offending value. */
-    private record Reader(Function<String, String> properties) {
-
-        /** Routes read the raw value, so the check reads it too: white space around a value is refused. */
-        String string(String key, String fallback) {
-            String value = properties.apply(key);
-            if (value != null && !value.equals(value.strip())) {
-                throw new BadConfigurationException(key, "'" + value + "' has white space around it");
-            }
-            return value == null ? fallback : value;
-        }
-
-        String nonBlank(String key, String fallback) {
-            String value = string(key, fallback);
-            if (value.isEmpty()) {
-                throw new BadConfigurationException(key, "must not be empty");
-            }
-            return value;
-        }
-
-        Duration millis(String key, long fallback) {
-            String value = string(key, Long.toString(fallback));
-            try {
-                long ms = Long.parseLong(value);
-                if (ms <= 0) {
-                    throw new BadConfigurationException(key, value + " must be a positive number of milliseconds");
-                }
-                return Duration.ofMillis(ms);
-            } catch (NumberFormatException e) {
-                throw new BadConfigurationException(key, "'" + value + "' is not a number of milliseconds");
-            }
-        }
-
-        long positiveLong(String key, long fallback) {
-            String value = string(key, Long.toString(fallback));
-            try {
-                long n = Long.parseLong(value);
-                if (n <= 0) {
-                    throw new BadConfigurationException(key, value + " must be a positive number");
-                }
-                return n;
-            } catch (NumberFormatException e) {
-                throw new BadConfigurationException(key, "'" + value + "' is not a number");
-            }
-        }
-
-        boolean bool(String key, boolean fallback) {
-            String value = string(key, Boolean.toString(fallback)).toLowerCase(Locale.ROOT);
-            if (!value.equals("true") && !value.equals("false")) {
-                throw new BadConfigurationException(key, "'" + value + "' is neither true nor false");
-            }
-            return Boolean.parseBoolean(value);
-        }
-
-        int port(String key, int fallback) {
-            String value = string(key, Integer.toString(fallback));
-            try {
-                int port = Integer.parseInt(value);
-                if (port < 0 || port > 65535) {
-                    throw new BadConfigurationException(key, value + " is not a TCP port (0-65535)");
-                }
-                return port;
-            } catch (NumberFormatException e) {
-                throw new BadConfigurationException(key, "'" + value + "' is not a TCP port");
-            }
-        }
-
-        double positiveDouble(String key, double fallback) {
-            String value = string(key, Double.toString(fallback));
-            try {
-                double d = Double.parseDouble(value);
-                if (!(d > 0) || Double.isInfinite(d)) {
-                    throw new BadConfigurationException(key, value + " must be a positive number");
-                }
-                return d;
-            } catch (NumberFormatException e) {
-                throw new BadConfigurationException(key, "'" + value + "' is not a number");
-            }
-        }
-
-        URI httpUrl(String key, String fallback) {
-            return parseHttpUrl(key, string(key, fallback));
-        }
-
-        /** {@code [slack:|teams:|cloudevents:]https://…}; Slack and Teams URLs are also recognised by host. */
-        List<WebhookTarget> webhookTargets(String key) {
-            List<WebhookTarget> targets = Arrays.stream(string(key, "").split(","))
-                    .map(String::trim).filter(s -> !s.isEmpty())
-                    .map(s -> webhookTarget(key, s)).distinct().toList();
-            // Their spools would be one directory: the same target, configured twice with other credentials.
-            java.util.Map<String, WebhookTarget> seen = new java.util.HashMap<>();
-            for (WebhookTarget target : targets) {
-                if (seen.putIfAbsent(target.identity(true), target) != null) {
-                    throw new BadConfigurationException(key, target + " is listed twice, with different credentials");
-                }
-            }
-            return targets;
-        }
-
-        private static WebhookTarget webhookTarget(String key, String value) {
-            for (WebhookFormat format : WebhookFormat.values()) {
-                String prefix = format.name().toLowerCase(Locale.ROOT) + ":";
-                if (value.toLowerCase(Locale.ROOT).startsWith(prefix)) {
-                    return new WebhookTarget(parseHttpUrl(key, value.substring(prefix.length())), format);
-                }
-            }
-            URI url = parseHttpUrl(key, value);
-            String host = url.getHost().toLowerCase(Locale.ROOT);
-            if (host.equals("hooks.slack.com")) {
-                return new WebhookTarget(url, WebhookFormat.SLACK);
-            }
-            if (host.endsWith(".webhook.office.com") || host.equals("outlook.office.com")
-                    || host.endsWith(".logic.azure.com")) {
-                return new WebhookTarget(url, WebhookFormat.TEAMS);
-            }
-            return new WebhookTarget(url, WebhookFormat.CLOUDEVENTS);
-        }
-
-        /** {@code <prefix>.transitions}, {@code .event-types} (comma lists, checked) and {@code .resources}. */
-        FilterSettings filter(String prefix, String defaultTransitions, String defaultEventTypes) {
-            Set<String> transitions = names(prefix + ".transitions", defaultTransitions, TRANSITIONS);
-            Set<String> eventTypes = names(prefix + ".event-types", defaultEventTypes, EVENT_TYPES);
-            String resources = string(prefix + ".resources", "all").toLowerCase(Locale.ROOT);
-            if (!resources.equals("all") && !resources.equals("own")) {
-                throw new BadConfigurationException(prefix + ".resources", "'" + resources + "' is neither 'all' nor 'own'");
-            }
-            return new FilterSettings(transitions, eventTypes, resources.equals("own"));
-        }
-
-        Set<String> names(String key, String fallback, Set<String> known) {
-            Set<String> result = new java.util.LinkedHashSet<>();
-            for (String value : Arrays.stream(string(key, fallback).split(",")).map(String::trim)
-                    .filter(v -> !v.isEmpty()).toList()) {
-                if (value.equals("*") || value.equalsIgnoreCase("all")) {
-                    return Set.of();
-                }
-                String match = known.stream().filter(k -> k.equalsIgnoreCase(value)).findFirst()
-                        .orElseThrow(() -> new BadConfigurationException(key,
-                                "'" + value + "' is not one of " + new java.util.TreeSet<>(known)));
-                result.add(match);
-            }
-            return Set.copyOf(result);
-        }
-
-        List<String> list(String key) {
-            return Arrays.stream(string(key, "").split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
-        }
-
-        Path writableDirectory(String key, String fallback) {
-            Path dir = Path.of(nonBlank(key, fallback)).toAbsolutePath().normalize();
-            try {
-                Files.createDirectories(dir);
-            } catch (Exception e) {
-                throw new BadConfigurationException(key, dir + " cannot be created (" + e.getMessage() + ")");
-            }
-            if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
-                throw new BadConfigurationException(key, dir + " is not a writable directory");
-            }
-            StateFiles.requireReadable(key, dir);
-            return dir;
-        }
-
-        private static URI parseHttpUrl(String key, String value) {
-            try {
-                URI uri = new URI(value);
-                String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-                if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
-                    throw new BadConfigurationException(key, "'" + redact(value) + "' is not an http(s) URL with a host");
-                }
-                return uri;
-            } catch (URISyntaxException e) {
-                throw new BadConfigurationException(key, "'" + redact(value) + "' is not a URL (" + e.getReason() + ")");
-            }
-        }
-    }
 
     /** Webhook URLs often carry their secret in the path or query (Slack, Teams): log only the host. */
     public static String redact(String url) {

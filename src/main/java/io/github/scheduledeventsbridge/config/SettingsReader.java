@@ -1,0 +1,217 @@
+package io.github.scheduledeventsbridge.config;
+
+import io.github.scheduledeventsbridge.config.BridgeSettings.FilterSettings;
+import io.github.scheduledeventsbridge.config.BridgeSettings.WebhookFormat;
+import io.github.scheduledeventsbridge.config.BridgeSettings.WebhookTarget;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Function;
+
+import static io.github.scheduledeventsbridge.config.BridgeSettings.EVENT_TYPES;
+import static io.github.scheduledeventsbridge.config.BridgeSettings.TRANSITIONS;
+import static io.github.scheduledeventsbridge.config.BridgeSettings.redact;
+
+/**
+ * Typed reads of {@code bridge.*} values that fail with the key's name and the offending value. Each concern
+ * reads and checks its own keys with it, beside the code that uses them.
+ */
+public final class SettingsReader {
+
+    private final Function<String, String> properties;
+
+    public SettingsReader(Function<String, String> properties) {
+        this.properties = properties;
+    }
+
+    /** A host name or address that resolves. */
+    public String resolvableHost(String key, String fallback) {
+        String host = nonBlank(key, fallback);
+        try {
+            java.net.InetAddress.getByName(host);
+        } catch (java.net.UnknownHostException e) {
+            throw new BadConfigurationException(key, "'" + host + "' cannot be resolved to an address");
+        }
+        return host;
+    }
+
+
+    /** Routes read the raw value, so the check reads it too: white space around a value is refused. */
+    public String string(String key, String fallback) {
+        String value = properties.apply(key);
+        if (value != null && !value.equals(value.strip())) {
+            throw new BadConfigurationException(key, "'" + value + "' has white space around it");
+        }
+        return value == null ? fallback : value;
+    }
+
+    public String nonBlank(String key, String fallback) {
+        String value = string(key, fallback);
+        if (value.isEmpty()) {
+            throw new BadConfigurationException(key, "must not be empty");
+        }
+        return value;
+    }
+
+    public Duration millis(String key, long fallback) {
+        String value = string(key, Long.toString(fallback));
+        try {
+            long ms = Long.parseLong(value);
+            if (ms <= 0) {
+                throw new BadConfigurationException(key, value + " must be a positive number of milliseconds");
+            }
+            return Duration.ofMillis(ms);
+        } catch (NumberFormatException e) {
+            throw new BadConfigurationException(key, "'" + value + "' is not a number of milliseconds");
+        }
+    }
+
+    public long positiveLong(String key, long fallback) {
+        String value = string(key, Long.toString(fallback));
+        try {
+            long n = Long.parseLong(value);
+            if (n <= 0) {
+                throw new BadConfigurationException(key, value + " must be a positive number");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new BadConfigurationException(key, "'" + value + "' is not a number");
+        }
+    }
+
+    public boolean bool(String key, boolean fallback) {
+        String value = string(key, Boolean.toString(fallback)).toLowerCase(Locale.ROOT);
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new BadConfigurationException(key, "'" + value + "' is neither true nor false");
+        }
+        return Boolean.parseBoolean(value);
+    }
+
+    public int port(String key, int fallback) {
+        String value = string(key, Integer.toString(fallback));
+        try {
+            int port = Integer.parseInt(value);
+            if (port < 0 || port > 65535) {
+                throw new BadConfigurationException(key, value + " is not a TCP port (0-65535)");
+            }
+            return port;
+        } catch (NumberFormatException e) {
+            throw new BadConfigurationException(key, "'" + value + "' is not a TCP port");
+        }
+    }
+
+    public double positiveDouble(String key, double fallback) {
+        String value = string(key, Double.toString(fallback));
+        try {
+            double d = Double.parseDouble(value);
+            if (!(d > 0) || Double.isInfinite(d)) {
+                throw new BadConfigurationException(key, value + " must be a positive number");
+            }
+            return d;
+        } catch (NumberFormatException e) {
+            throw new BadConfigurationException(key, "'" + value + "' is not a number");
+        }
+    }
+
+    public URI httpUrl(String key, String fallback) {
+        return parseHttpUrl(key, string(key, fallback));
+    }
+
+    /** {@code [slack:|teams:|cloudevents:]https://…}; Slack and Teams URLs are also recognised by host. */
+    public List<WebhookTarget> webhookTargets(String key) {
+        List<WebhookTarget> targets = Arrays.stream(string(key, "").split(","))
+                .map(String::trim).filter(s -> !s.isEmpty())
+                .map(s -> webhookTarget(key, s)).distinct().toList();
+        // Their spools would be one directory: the same target, configured twice with other credentials.
+        java.util.Map<String, WebhookTarget> seen = new java.util.HashMap<>();
+        for (WebhookTarget target : targets) {
+            if (seen.putIfAbsent(target.identity(true), target) != null) {
+                throw new BadConfigurationException(key, target + " is listed twice, with different credentials");
+            }
+        }
+        return targets;
+    }
+
+    private static WebhookTarget webhookTarget(String key, String value) {
+        for (WebhookFormat format : WebhookFormat.values()) {
+            String prefix = format.name().toLowerCase(Locale.ROOT) + ":";
+            if (value.toLowerCase(Locale.ROOT).startsWith(prefix)) {
+                return new WebhookTarget(parseHttpUrl(key, value.substring(prefix.length())), format);
+            }
+        }
+        URI url = parseHttpUrl(key, value);
+        String host = url.getHost().toLowerCase(Locale.ROOT);
+        if (host.equals("hooks.slack.com")) {
+            return new WebhookTarget(url, WebhookFormat.SLACK);
+        }
+        if (host.endsWith(".webhook.office.com") || host.equals("outlook.office.com")
+                || host.endsWith(".logic.azure.com")) {
+            return new WebhookTarget(url, WebhookFormat.TEAMS);
+        }
+        return new WebhookTarget(url, WebhookFormat.CLOUDEVENTS);
+    }
+
+    /** {@code <prefix>.transitions}, {@code .event-types} (comma lists, checked) and {@code .resources}. */
+    public FilterSettings filter(String prefix, String defaultTransitions, String defaultEventTypes) {
+        Set<String> transitions = names(prefix + ".transitions", defaultTransitions, TRANSITIONS);
+        Set<String> eventTypes = names(prefix + ".event-types", defaultEventTypes, EVENT_TYPES);
+        String resources = string(prefix + ".resources", "all").toLowerCase(Locale.ROOT);
+        if (!resources.equals("all") && !resources.equals("own")) {
+            throw new BadConfigurationException(prefix + ".resources", "'" + resources + "' is neither 'all' nor 'own'");
+        }
+        return new FilterSettings(transitions, eventTypes, resources.equals("own"));
+    }
+
+    public Set<String> names(String key, String fallback, Set<String> known) {
+        Set<String> result = new java.util.LinkedHashSet<>();
+        for (String value : Arrays.stream(string(key, fallback).split(",")).map(String::trim)
+                .filter(v -> !v.isEmpty()).toList()) {
+            if (value.equals("*") || value.equalsIgnoreCase("all")) {
+                return Set.of();
+            }
+            String match = known.stream().filter(k -> k.equalsIgnoreCase(value)).findFirst()
+                    .orElseThrow(() -> new BadConfigurationException(key,
+                            "'" + value + "' is not one of " + new java.util.TreeSet<>(known)));
+            result.add(match);
+        }
+        return Set.copyOf(result);
+    }
+
+    public List<String> list(String key) {
+        return Arrays.stream(string(key, "").split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
+    }
+
+    public Path writableDirectory(String key, String fallback) {
+        Path dir = Path.of(nonBlank(key, fallback)).toAbsolutePath().normalize();
+        try {
+            Files.createDirectories(dir);
+        } catch (Exception e) {
+            throw new BadConfigurationException(key, dir + " cannot be created (" + e.getMessage() + ")");
+        }
+        if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
+            throw new BadConfigurationException(key, dir + " is not a writable directory");
+        }
+        StateFiles.requireReadable(key, dir);
+        return dir;
+    }
+
+    public static URI parseHttpUrl(String key, String value) {
+        try {
+            URI uri = new URI(value);
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+                throw new BadConfigurationException(key, "'" + redact(value) + "' is not an http(s) URL with a host");
+            }
+            return uri;
+        } catch (URISyntaxException e) {
+            throw new BadConfigurationException(key, "'" + redact(value) + "' is not a URL (" + e.getReason() + ")");
+        }
+    }
+}
