@@ -84,7 +84,7 @@ public class BridgeConfiguration implements CamelConfiguration {
                 .orElseGet(BootTime::system);
         TransitionJournal journal = new TransitionJournal(settings.stateDir(), new TransitionDetector(),
                 new CloudEventFactory(clock, identity), resourceFilter, clock,
-                new ObservationWatch(ObservationWatch.maxGap(settings.pollInterval()), bootTime, clock), storage);
+                new ObservationWatch(ObservationWatch.maxGap(settings.imds().pollInterval()), bootTime, clock), storage);
         Spool spool = new Spool(settings.stateDir().resolve("spool"), clock);
         Map<String, String> legacySpoolIds = new HashMap<>();
         SinkRegistry sinks = new SinkRegistry(sinks(settings, identity, legacySpoolIds));
@@ -100,18 +100,18 @@ public class BridgeConfiguration implements CamelConfiguration {
         registerMBean(spool, "io.github.scheduledeventsbridge:type=Spool");
         registry.bind("sinkRegistry", sinks);
         registry.bind("dispatcher", new Dispatcher(sinks, spool, storage));
-        PollBackoff pollBackoff = new PollBackoff(clock, settings.pollInterval(), settings.imdsMaxBackoff());
+        PollBackoff pollBackoff = new PollBackoff(clock, settings.imds().pollInterval(), settings.imds().maxBackoff());
         registry.bind("pollBackoff", pollBackoff);
         registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory));
         registry.bind("transitionLog", new TransitionLog(context));
-        ReadinessChecks.register(context, new Readiness(settings.healthImdsStaleAfter(), settings.healthSpoolThreshold(),
-                settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, deadLetters, clock, storage);
-        registry.bind("imdsResponse", new ImdsResponse(settings.imdsMaxDocumentSize()));
-        registry.bind("webhookSigner", new WebhookSigner(settings.webhookSecret(), clock));
+        ReadinessChecks.register(context, new Readiness(settings.health().imdsStaleAfter(), settings.health().spoolThreshold(),
+                settings.health().sinkStaleAfter()), pollBackoff, spool, sinks, deadLetters, clock, storage);
+        registry.bind("imdsResponse", new ImdsResponse(settings.imds().maxDocumentSize()));
+        registry.bind("webhookSigner", new WebhookSigner(settings.webhook().secret(), clock));
         registry.bind("webhookAddress", new WebhookAddress());
         registry.bind("httpAnswer", new HttpAnswer(clock));
         registry.bind("spoolContent", new SpoolContent(sinks));
-        registry.bind("deliveryRejections", new DeliveryRejections(settings.deliveryDeadLetterAfter(), clock));
+        registry.bind("deliveryRejections", new DeliveryRejections(settings.delivery().deadLetterAfter(), clock));
         registry.bind("deadLetters", deadLetters);
         registry.bind("spoolInventory", inventory);
         registry.bind("webhookFormats", new WebhookFormats());
@@ -121,7 +121,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         context.addStartupListener(new StartupRecovery());
 
         configureApprovals(context, settings, journal, clock);
-        BridgeSettings.AutoApprovalSettings auto = settings.autoApproval();
+        io.github.scheduledeventsbridge.approval.ApprovalSettings.Auto auto = settings.approval().auto();
         ApprovalPolicy policy = new ApprovalPolicy(auto.userInitiated(), auto.freezeMaxSeconds(), auto.eventTypes(),
                 auto.leaderOnly());
         registry.bind("imdsStartAnswer", new ImdsStartAnswer());
@@ -130,16 +130,16 @@ public class BridgeConfiguration implements CamelConfiguration {
             LOG.info("Auto-approval{}: {}", auto.dryRun() ? " (DRY RUN: nothing is sent to IMDS)" : "", policy);
         }
 
-        if (!settings.webhookTargets().isEmpty() && settings.webhookSecret().isEmpty()) {
+        if (!settings.webhook().targets().isEmpty() && settings.webhook().secret().isEmpty()) {
             LOG.warn("bridge.webhook.secret is empty: webhooks are sent unsigned");
-        } else if (!settings.webhookSecret().isEmpty()) {
-            String weakness = SecretStrength.weakness(settings.webhookSecret(), SecretStrength.MIN_APPROVAL_SECRET_LENGTH);
+        } else if (!settings.webhook().secret().isEmpty()) {
+            String weakness = SecretStrength.weakness(settings.webhook().secret(), SecretStrength.MIN_APPROVAL_SECRET_LENGTH);
             if (weakness != null) {
                 LOG.warn("bridge.webhook.secret {}: receivers cannot trust the signatures", weakness);
             }
         }
-        LOG.info("Polling {} every {} ms (api-version {}), filter {}, state in {}", settings.imdsUrl(),
-                settings.pollInterval().toMillis(), settings.apiVersion(), settings.filterResources(), settings.stateDir());
+        LOG.info("Polling {} every {} ms (api-version {}), filter {}, state in {}", settings.imds().url(),
+                settings.imds().pollInterval().toMillis(), settings.imds().apiVersion(), settings.filterResources(), settings.stateDir());
     }
 
     /**
@@ -159,7 +159,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         try {
             sources.refuseUnknownKeys();
             BridgeSettings settings = BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
-            if (!settings.simulatorEnabled()) {
+            if (!settings.simulator().enabled()) {
                 return settings;
             }
             for (String key : List.of("bridge.imds.url", "bridge.imds.instance-url")) {
@@ -180,8 +180,8 @@ public class BridgeConfiguration implements CamelConfiguration {
     }
 
     static List<Sink> sinks(BridgeSettings settings, VmIdentity identity, Map<String, String> legacySpoolIds) {
-        List<Sink> sinks = new ArrayList<>(WebhookSink.create(settings.webhookTargets(),
-                filter(settings.webhookFilter(), identity), legacySpoolIds));
+        List<Sink> sinks = new ArrayList<>(WebhookSink.create(settings.webhook().targets(),
+                filter(settings.webhook().filter(), identity), legacySpoolIds));
         if (settings.eventHubs().enabled()) {
             sinks.add(EventHubsSink.create(settings.eventHubs(), filter(settings.eventHubs().filter(), identity)));
         }
@@ -191,7 +191,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         return sinks;
     }
 
-    private static SinkFilter filter(BridgeSettings.FilterSettings f, VmIdentity identity) {
+    private static SinkFilter filter(io.github.scheduledeventsbridge.delivery.FilterSettings f, VmIdentity identity) {
         return new SinkFilter(f.transitions(), f.eventTypes(), f.ownOnly(), identity);
     }
 
@@ -202,7 +202,7 @@ public class BridgeConfiguration implements CamelConfiguration {
     private static void configureApprovals(CamelContext context, BridgeSettings settings, TransitionJournal journal,
                                            Clock clock) {
         PropertiesComponent properties = context.getPropertiesComponent();
-        boolean enabled = !settings.approvalSecret().isEmpty();
+        boolean enabled = !settings.approval().secret().isEmpty();
         properties.addOverrideProperty("bridge.approval.enabled", Boolean.toString(enabled));
         if (!enabled) {
             LOG.info("Remote approval API off (bridge.approval.secret is not set)");
@@ -211,10 +211,10 @@ public class BridgeConfiguration implements CamelConfiguration {
         // A small dedicated Vert.x server rather than platform-http: see ApprovalServer for the limits it keeps.
         ApprovalAudit audit = new ApprovalAudit(clock, 20);
         context.getRegistry().bind("approvalGate", new ApprovalGate(
-                new WebhookSigner(settings.approvalSecret(), clock), clock,
+                new WebhookSigner(settings.approval().secret(), clock), clock,
                 ReplayCache.inStateDir(settings.stateDir(), 10_000, ApprovalGate.WINDOW), journal, audit));
-        ApprovalServer server = new ApprovalServer(context, settings.approvalListener(), settings.approvalTls(),
-                settings.imdsTimeout().toMillis(), audit);
+        ApprovalServer server = new ApprovalServer(context, settings.approval().listener(), settings.approval().tls(),
+                settings.imds().timeout().toMillis(), audit);
         context.getRegistry().bind(ApprovalServer.BEAN_NAME, server);
         // Bound now, before any route starts: a port that cannot be bound stops start-up here with one line and
         // exit 2 (BadConfigurationException), rather than after polling began. Requests that arrive before the
@@ -245,12 +245,12 @@ public class BridgeConfiguration implements CamelConfiguration {
     /** The simulator runs inside this JVM and the agent is pointed at it (CONTRACT §1). */
     private static Map<String, String> startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
         ImdsSimulator.Options options = ImdsSimulator.Options.defaults()
-                .withPort(settings.simulatorPort())
-                .withSpeed(settings.simulatorSpeed())
-                .withLoop(settings.simulatorLoop());
-        if (!settings.simulatorScenarios().isEmpty()) {
+                .withPort(settings.simulator().port())
+                .withSpeed(settings.simulator().speed())
+                .withLoop(settings.simulator().loop());
+        if (!settings.simulator().scenarios().isEmpty()) {
             try {
-                options = options.withScenarios(settings.simulatorScenarios());
+                options = options.withScenarios(settings.simulator().scenarios());
             } catch (IllegalArgumentException e) {
                 throw new BadConfigurationException("bridge.simulator.scenarios", e.getMessage());
             }
@@ -264,7 +264,7 @@ public class BridgeConfiguration implements CamelConfiguration {
             }
         }, true, true);
         LOG.info("Built-in IMDS simulator listening on {} ({}x speed)", simulator.scheduledEventsUri(),
-                settings.simulatorSpeed());
+                settings.simulator().speed());
         return Map.of("bridge.imds.url", simulator.scheduledEventsUri().toString(),
                 "bridge.imds.instance-url", simulator.instanceComputeUri().toString());
     }

@@ -1,8 +1,8 @@
 package io.github.scheduledeventsbridge.approval;
 
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
-import io.github.scheduledeventsbridge.config.BridgeSettings.ApprovalListener;
-import io.github.scheduledeventsbridge.config.BridgeSettings.TlsSettings;
+
+
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.file.FileSystemOptions;
@@ -55,8 +55,8 @@ public final class ApprovalServer extends ServiceSupport {
     private static final long DISCARD_LIMIT = 1024 * 1024;
 
     private final CamelContext context;
-    private final ApprovalListener listener;
-    private final TlsSettings tls;
+    private final ApprovalSettings.Listener listener;
+    private final ApprovalSettings.Tls tls;
     private final long idleTimeoutMs;
     private final ApprovalAudit audit;
     private final Map<HttpConnection, Long> deadlines = new HashMap<>(); // event-loop thread only
@@ -64,7 +64,7 @@ public final class ApprovalServer extends ServiceSupport {
     private ApprovalDispatcher dispatcher;
     private volatile int port = -1;
 
-    public ApprovalServer(CamelContext context, ApprovalListener listener, TlsSettings tls, long imdsTimeoutMs,
+    public ApprovalServer(CamelContext context, ApprovalSettings.Listener listener, ApprovalSettings.Tls tls, long imdsTimeoutMs,
                           ApprovalAudit audit) {
         this.context = context;
         this.listener = listener;

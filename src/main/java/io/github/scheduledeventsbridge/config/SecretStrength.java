@@ -36,7 +36,7 @@ public final class SecretStrength {
     }
 
     /** bridge.approval.secret: empty (API off) or strong; anything else stops start-up. */
-    static String approvalSecret(String secret) {
+    public static String approvalSecret(String secret) {
         if (!secret.isEmpty()) {
             String weakness = weakness(secret, MIN_APPROVAL_SECRET_LENGTH);
             if (weakness != null) {

@@ -1,9 +1,5 @@
 package io.github.scheduledeventsbridge.config;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings.FilterSettings;
-import io.github.scheduledeventsbridge.config.BridgeSettings.WebhookFormat;
-import io.github.scheduledeventsbridge.config.BridgeSettings.WebhookTarget;
-
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -15,8 +11,6 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
 
-import static io.github.scheduledeventsbridge.config.BridgeSettings.EVENT_TYPES;
-import static io.github.scheduledeventsbridge.config.BridgeSettings.TRANSITIONS;
 import static io.github.scheduledeventsbridge.config.BridgeSettings.redact;
 
 /**
@@ -122,51 +116,6 @@ public final class SettingsReader {
 
     public URI httpUrl(String key, String fallback) {
         return parseHttpUrl(key, string(key, fallback));
-    }
-
-    /** {@code [slack:|teams:|cloudevents:]https://…}; Slack and Teams URLs are also recognised by host. */
-    public List<WebhookTarget> webhookTargets(String key) {
-        List<WebhookTarget> targets = Arrays.stream(string(key, "").split(","))
-                .map(String::trim).filter(s -> !s.isEmpty())
-                .map(s -> webhookTarget(key, s)).distinct().toList();
-        // Their spools would be one directory: the same target, configured twice with other credentials.
-        java.util.Map<String, WebhookTarget> seen = new java.util.HashMap<>();
-        for (WebhookTarget target : targets) {
-            if (seen.putIfAbsent(target.identity(true), target) != null) {
-                throw new BadConfigurationException(key, target + " is listed twice, with different credentials");
-            }
-        }
-        return targets;
-    }
-
-    private static WebhookTarget webhookTarget(String key, String value) {
-        for (WebhookFormat format : WebhookFormat.values()) {
-            String prefix = format.name().toLowerCase(Locale.ROOT) + ":";
-            if (value.toLowerCase(Locale.ROOT).startsWith(prefix)) {
-                return new WebhookTarget(parseHttpUrl(key, value.substring(prefix.length())), format);
-            }
-        }
-        URI url = parseHttpUrl(key, value);
-        String host = url.getHost().toLowerCase(Locale.ROOT);
-        if (host.equals("hooks.slack.com")) {
-            return new WebhookTarget(url, WebhookFormat.SLACK);
-        }
-        if (host.endsWith(".webhook.office.com") || host.equals("outlook.office.com")
-                || host.endsWith(".logic.azure.com")) {
-            return new WebhookTarget(url, WebhookFormat.TEAMS);
-        }
-        return new WebhookTarget(url, WebhookFormat.CLOUDEVENTS);
-    }
-
-    /** {@code <prefix>.transitions}, {@code .event-types} (comma lists, checked) and {@code .resources}. */
-    public FilterSettings filter(String prefix, String defaultTransitions, String defaultEventTypes) {
-        Set<String> transitions = names(prefix + ".transitions", defaultTransitions, TRANSITIONS);
-        Set<String> eventTypes = names(prefix + ".event-types", defaultEventTypes, EVENT_TYPES);
-        String resources = string(prefix + ".resources", "all").toLowerCase(Locale.ROOT);
-        if (!resources.equals("all") && !resources.equals("own")) {
-            throw new BadConfigurationException(prefix + ".resources", "'" + resources + "' is neither 'all' nor 'own'");
-        }
-        return new FilterSettings(transitions, eventTypes, resources.equals("own"));
     }
 
     public Set<String> names(String key, String fallback, Set<String> known) {

@@ -1,6 +1,5 @@
 package io.github.scheduledeventsbridge.delivery;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings.WebhookTarget;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeProperty;
 import org.apache.camel.Headers;

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.scheduledeventsbridge.config.BridgeSettings.WebhookFormat;
 import io.github.scheduledeventsbridge.transitions.TransitionSummary;
 import org.apache.camel.Exchange;
 

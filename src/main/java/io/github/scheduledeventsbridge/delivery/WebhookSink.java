@@ -1,6 +1,5 @@
 package io.github.scheduledeventsbridge.delivery;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings.WebhookTarget;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

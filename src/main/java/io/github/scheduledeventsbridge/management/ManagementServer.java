@@ -1,6 +1,5 @@
 package io.github.scheduledeventsbridge.management;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings.ManagementSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.service.ServiceSupport;
 import org.eclipse.jetty.server.HttpConfiguration;

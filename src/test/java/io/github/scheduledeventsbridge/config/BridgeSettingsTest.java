@@ -36,27 +36,27 @@ class BridgeSettingsTest {
     void defaults() {
         BridgeSettings s = BridgeSettings.read(Map.of("bridge.state.dir", tmp.resolve("state").toString())::get);
 
-        assertThat(s.imdsUrl()).isEqualTo(URI.create("http://169.254.169.254/metadata/scheduledevents"));
-        assertThat(s.apiVersion()).isEqualTo("2020-07-01");
-        assertThat(s.pollInterval()).isEqualTo(Duration.ofMillis(1000));
-        assertThat(s.imdsTimeout()).isPositive();
-        assertThat(s.imdsFirstCallTimeout()).isPositive();
-        assertThat(s.imdsMaxBackoff()).isGreaterThanOrEqualTo(s.pollInterval());
-        assertThat(s.imdsMaxDocumentSize()).isEqualTo(1_048_576);
-        assertThat(s.instanceUrl().getHost()).isEqualTo("169.254.169.254");
+        assertThat(s.imds().url()).isEqualTo(URI.create("http://169.254.169.254/metadata/scheduledevents"));
+        assertThat(s.imds().apiVersion()).isEqualTo("2020-07-01");
+        assertThat(s.imds().pollInterval()).isEqualTo(Duration.ofMillis(1000));
+        assertThat(s.imds().timeout()).isPositive();
+        assertThat(s.imds().firstCallTimeout()).isPositive();
+        assertThat(s.imds().maxBackoff()).isGreaterThanOrEqualTo(s.imds().pollInterval());
+        assertThat(s.imds().maxDocumentSize()).isEqualTo(1_048_576);
+        assertThat(s.imds().instanceUrl().getHost()).isEqualTo("169.254.169.254");
         assertThat(s.stateDir()).isEqualTo(tmp.resolve("state").toAbsolutePath().normalize());
         assertThat(s.stateDir()).as("created").isDirectory();
         assertThat(s.filterResources()).isEqualTo("all");
-        assertThat(s.webhookUrls()).isEmpty();
-        assertThat(s.webhookSecret()).isEmpty();
-        assertThat(s.deliveryInitialBackoff()).isPositive();
-        assertThat(s.deliveryMaxBackoff()).isGreaterThanOrEqualTo(s.deliveryInitialBackoff());
-        assertThat(s.simulatorEnabled()).isFalse();
-        assertThat(s.simulatorPort()).isBetween(0, 65535);
-        assertThat(s.simulatorSpeed()).isPositive();
-        assertThat(s.approvalListener()).isEqualTo(
-                new BridgeSettings.ApprovalListener("0.0.0.0", 8089, 64, Duration.ofSeconds(10)));
-        assertThat(read("bridge.approval.secret", "0123456789abcdef0123456789abcdef").approvalSecret()).hasSize(32);
+        assertThat(s.webhook().urls()).isEmpty();
+        assertThat(s.webhook().secret()).isEmpty();
+        assertThat(s.delivery().initialBackoff()).isPositive();
+        assertThat(s.delivery().maxBackoff()).isGreaterThanOrEqualTo(s.delivery().initialBackoff());
+        assertThat(s.simulator().enabled()).isFalse();
+        assertThat(s.simulator().port()).isBetween(0, 65535);
+        assertThat(s.simulator().speed()).isPositive();
+        assertThat(s.approval().listener()).isEqualTo(
+                new io.github.scheduledeventsbridge.approval.ApprovalSettings.Listener("0.0.0.0", 8089, 64, Duration.ofSeconds(10)));
+        assertThat(read("bridge.approval.secret", "0123456789abcdef0123456789abcdef").approval().secret()).hasSize(32);
     }
 
     @Test
@@ -67,7 +67,7 @@ class BridgeSettingsTest {
                 "bridge.simulator.enabled", "TRUE");
 
         assertThat(s.filterResources()).isEqualTo("own");
-        assertThat(s.simulatorEnabled()).isTrue();
+        assertThat(s.simulator().enabled()).isTrue();
     }
 
     @Test
@@ -85,14 +85,14 @@ class BridgeSettingsTest {
         assertThatThrownBy(() -> read("bridge.delivery.initial-backoff", "9000", "bridge.delivery.max-backoff", "5000"))
                 .hasMessageContaining("bridge.delivery.initial-backoff: 9000 is above bridge.delivery.max-backoff (5000)");
         assertThat(read("bridge.delivery.initial-backoff", "5000", "bridge.delivery.max-backoff", "5000")
-                .deliveryInitialBackoff()).isEqualTo(Duration.ofMillis(5000));
+                .delivery().initialBackoff()).isEqualTo(Duration.ofMillis(5000));
     }
 
     @Test
     @DisplayName("a poll interval of exactly 200 ms is accepted")
     void minimumPollInterval() {
-        assertThat(read("bridge.imds.poll-interval", "200").pollInterval()).isEqualTo(Duration.ofMillis(200));
-        assertThat(BridgeSettings.MIN_POLL_INTERVAL_MS).isEqualTo(200);
+        assertThat(read("bridge.imds.poll-interval", "200").imds().pollInterval()).isEqualTo(Duration.ofMillis(200));
+        assertThat(io.github.scheduledeventsbridge.imds.ImdsSettings.MIN_POLL_INTERVAL_MS).isEqualTo(200);
     }
 
     @ParameterizedTest(name = "[{index}] {0} = \"{1}\"")
@@ -170,7 +170,7 @@ class BridgeSettingsTest {
         BridgeSettings s = read("bridge.webhook.urls",
                 "https://b.example/hook , https://a.example/x,,https://b.example/hook,  ,http://c.example:8080/y");
 
-        assertThat(s.webhookUrls()).containsExactly(
+        assertThat(s.webhook().urls()).containsExactly(
                 URI.create("https://b.example/hook"),
                 URI.create("https://a.example/x"),
                 URI.create("http://c.example:8080/y"));

@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge.config;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings.WebhookFormat;
+import io.github.scheduledeventsbridge.delivery.WebhookFormat;
+import io.github.scheduledeventsbridge.delivery.WebhookTarget;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,8 +38,8 @@ class SinkSettingsTest {
         var targets = read("bridge.webhook.urls", "https://a.example/x, slack:https://b.example/y, "
                 + "teams:https://c.example/z, https://hooks.slack.com/services/T/B/s, "
                 + "https://contoso.webhook.office.com/webhookb2/x, https://prod-1.westeurope.logic.azure.com/w, "
-                + "cloudevents:https://hooks.slack.com/services/T/B/other").webhookTargets();
-        assertThat(targets).extracting(BridgeSettings.WebhookTarget::format).containsExactly(
+                + "cloudevents:https://hooks.slack.com/services/T/B/other").webhook().targets();
+        assertThat(targets).extracting(WebhookTarget::format).containsExactly(
                 WebhookFormat.CLOUDEVENTS, WebhookFormat.SLACK, WebhookFormat.TEAMS, WebhookFormat.SLACK,
                 WebhookFormat.TEAMS, WebhookFormat.TEAMS, WebhookFormat.CLOUDEVENTS);
         assertThat(targets.get(1).url().toString()).isEqualTo("https://b.example/y");
@@ -52,7 +53,7 @@ class SinkSettingsTest {
     @Test
     void filtersDefaultToEverythingExceptEmail() {
         BridgeSettings s = read();
-        assertThat(s.webhookFilter().transitions()).isEmpty();
+        assertThat(s.webhook().filter().transitions()).isEmpty();
         assertThat(s.eventHubs().filter().eventTypes()).isEmpty();
         assertThat(s.email().filter().transitions()).containsExactlyInAnyOrder("Scheduled", "Started");
         assertThat(s.email().filter().eventTypes()).containsExactlyInAnyOrder("Reboot", "Redeploy", "Preempt", "Terminate");
@@ -63,9 +64,9 @@ class SinkSettingsTest {
         BridgeSettings s = read("bridge.webhook.filter.transitions", "started, COMPLETED",
                 "bridge.webhook.filter.event-types", "freeze", "bridge.webhook.filter.resources", "own",
                 "bridge.email.filter.transitions", "all");
-        assertThat(s.webhookFilter().transitions()).isEqualTo(Set.of("Started", "Completed"));
-        assertThat(s.webhookFilter().eventTypes()).isEqualTo(Set.of("Freeze"));
-        assertThat(s.webhookFilter().ownOnly()).isTrue();
+        assertThat(s.webhook().filter().transitions()).isEqualTo(Set.of("Started", "Completed"));
+        assertThat(s.webhook().filter().eventTypes()).isEqualTo(Set.of("Freeze"));
+        assertThat(s.webhook().filter().ownOnly()).isTrue();
         assertThat(s.email().filter().transitions()).as("'all' lifts the default").isEmpty();
         rejects("bridge.webhook.filter.transitions", "Started,Finished", "'Finished' is not one of");
         rejects("bridge.eventhubs.filter.event-types", "Reboot,Shutdown", "'Shutdown' is not one of");

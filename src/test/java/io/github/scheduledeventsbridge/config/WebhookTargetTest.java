@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.config;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings.WebhookTarget;
+import io.github.scheduledeventsbridge.delivery.WebhookTarget;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,7 +31,7 @@ class WebhookTargetTest {
     }
 
     private WebhookTarget target(String url) {
-        return read("bridge.webhook.urls", url).webhookTargets().get(0);
+        return read("bridge.webhook.urls", url).webhook().targets().get(0);
     }
 
     @Test
@@ -72,14 +72,14 @@ class WebhookTargetTest {
                 .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.webhook.urls")
                 .hasMessageNotContaining("one").hasMessageNotContaining("two@");
         assertThat(read("bridge.webhook.urls", "https://h.example.com/p?to=a,https://h.example.com/p?to=b")
-                .webhookTargets()).hasSize(2);
+                .webhook().targets()).hasSize(2);
     }
 
     @Test
     @DisplayName("bridge.delivery.dead-letter-after: one hour by default, a positive number of ms")
     void deadLetterAfter() {
-        assertThat(read().deliveryDeadLetterAfter()).isEqualTo(Duration.ofHours(1));
-        assertThat(read("bridge.delivery.dead-letter-after", "1500").deliveryDeadLetterAfter()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(read().delivery().deadLetterAfter()).isEqualTo(Duration.ofHours(1));
+        assertThat(read("bridge.delivery.dead-letter-after", "1500").delivery().deadLetterAfter()).isEqualTo(Duration.ofMillis(1500));
         for (String bad : List.of("0", "-1", "soon")) {
             assertThatThrownBy(() -> read("bridge.delivery.dead-letter-after", bad))
                     .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.delivery.dead-letter-after");

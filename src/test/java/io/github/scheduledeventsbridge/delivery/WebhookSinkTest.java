@@ -20,7 +20,7 @@ class WebhookSinkTest {
     private List<Sink> sinks(String urls, Map<String, String> legacy) {
         BridgeSettings settings = BridgeSettings.read(Map.of("bridge.state.dir", tmp.toString(),
                 "bridge.webhook.urls", urls)::get);
-        return WebhookSink.create(settings.webhookTargets(), e -> true, legacy);
+        return WebhookSink.create(settings.webhook().targets(), e -> true, legacy);
     }
 
     private String id(String url) {

@@ -1,6 +1,5 @@
 package io.github.scheduledeventsbridge.delivery.email;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings.EmailSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import org.apache.camel.CamelContext;

@@ -1,7 +1,6 @@
 package io.github.scheduledeventsbridge.delivery.eventhubs;
 
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
-import io.github.scheduledeventsbridge.config.BridgeSettings.EventHubsSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import org.apache.camel.CamelContext;

@@ -1,7 +1,6 @@
 package io.github.scheduledeventsbridge.delivery.email;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings.EmailSettings;
-import io.github.scheduledeventsbridge.config.BridgeSettings.FilterSettings;
+import io.github.scheduledeventsbridge.delivery.FilterSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkFilter;
 import org.apache.camel.CamelContext;

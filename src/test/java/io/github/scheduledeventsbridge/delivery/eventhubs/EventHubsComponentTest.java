@@ -10,7 +10,6 @@ import com.azure.messaging.eventhubs.EventHubClientBuilder;
 import com.azure.messaging.eventhubs.EventHubProducerClient;
 import com.azure.messaging.eventhubs.models.CreateBatchOptions;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.scheduledeventsbridge.config.BridgeSettings.EventHubsSettings;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch.Chunk;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch.Event;
 import io.github.scheduledeventsbridge.peers.AmqpEventHubPeer;

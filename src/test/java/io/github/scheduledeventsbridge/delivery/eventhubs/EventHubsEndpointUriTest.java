@@ -2,8 +2,7 @@ package io.github.scheduledeventsbridge.delivery.eventhubs;
 
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.BridgeSettings;
-import io.github.scheduledeventsbridge.config.BridgeSettings.EventHubsSettings;
-import io.github.scheduledeventsbridge.config.BridgeSettings.FilterSettings;
+import io.github.scheduledeventsbridge.delivery.FilterSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.azure.eventhubs.CredentialType;
@@ -128,7 +127,7 @@ class EventHubsEndpointUriTest {
     void theSinkIsBatchedAndItsDescriptionHoldsNoKey() {
         String cs = "Endpoint=sb://my-ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=SECRETKEY=;"
                 + "EntityPath=hub";
-        BridgeSettings.EventHubsSettings settings = connectionString(cs);
+        EventHubsSettings settings = connectionString(cs);
 
         Sink sink = EventHubsSink.create(settings, e -> true);
 

@@ -2,8 +2,7 @@ package io.github.scheduledeventsbridge.delivery.eventhubs;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.github.scheduledeventsbridge.config.BridgeSettings.EventHubsSettings;
-import io.github.scheduledeventsbridge.config.BridgeSettings.FilterSettings;
+import io.github.scheduledeventsbridge.delivery.FilterSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;

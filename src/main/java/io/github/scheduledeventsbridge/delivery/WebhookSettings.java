@@ -1,0 +1,63 @@
+package io.github.scheduledeventsbridge.delivery;
+
+import io.github.scheduledeventsbridge.config.BadConfigurationException;
+import io.github.scheduledeventsbridge.config.SettingsReader;
+
+import java.net.URI;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The webhook targets, the key their messages are signed with, and which transitions they get. */
+public record WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter) {
+
+    public static WebhookSettings read(SettingsReader r) {
+        return new WebhookSettings(targets(r, "bridge.webhook.urls"), r.string("bridge.webhook.secret", ""),
+                FilterSettings.read(r, "bridge.webhook.filter", "", ""));
+    }
+
+    public List<URI> urls() {
+        return targets.stream().map(WebhookTarget::url).toList();
+    }
+
+    @Override
+    public String toString() {
+        return "webhooks " + targets;
+    }
+
+    /** {@code [slack:|teams:|cloudevents:]https://…}; Slack and Teams URLs are also recognised by host. */
+    static List<WebhookTarget> targets(SettingsReader r, String key) {
+        List<WebhookTarget> targets = Arrays.stream(r.string(key, "").split(","))
+                .map(String::trim).filter(s -> !s.isEmpty())
+                .map(s -> target(key, s)).distinct().toList();
+        // Their spools would be one directory: the same target, configured twice with other credentials.
+        Map<String, WebhookTarget> seen = new HashMap<>();
+        for (WebhookTarget target : targets) {
+            if (seen.putIfAbsent(target.identity(true), target) != null) {
+                throw new BadConfigurationException(key, target + " is listed twice, with different credentials");
+            }
+        }
+        return targets;
+    }
+
+    private static WebhookTarget target(String key, String value) {
+        for (WebhookFormat format : WebhookFormat.values()) {
+            String prefix = format.name().toLowerCase(Locale.ROOT) + ":";
+            if (value.toLowerCase(Locale.ROOT).startsWith(prefix)) {
+                return new WebhookTarget(SettingsReader.parseHttpUrl(key, value.substring(prefix.length())), format);
+            }
+        }
+        URI url = SettingsReader.parseHttpUrl(key, value);
+        String host = url.getHost().toLowerCase(Locale.ROOT);
+        if (host.equals("hooks.slack.com")) {
+            return new WebhookTarget(url, WebhookFormat.SLACK);
+        }
+        if (host.endsWith(".webhook.office.com") || host.equals("outlook.office.com")
+                || host.endsWith(".logic.azure.com")) {
+            return new WebhookTarget(url, WebhookFormat.TEAMS);
+        }
+        return new WebhookTarget(url, WebhookFormat.CLOUDEVENTS);
+    }
+}
