@@ -15,6 +15,8 @@ import java.util.Properties;
  */
 public final class ConfigurationSources {
 
+    private static final String EMBEDDED = "a value set by the program that embeds the agent";
+
     private final PropertiesComponent properties;
     private final Map<String, String> environment;
     private final ConfigKeys keys = ConfigKeys.packaged();
@@ -29,16 +31,15 @@ public final class ConfigurationSources {
         if (System.getProperty(key) != null) {
             return "-D" + key;
         }
-        Properties overrides = properties.getOverrideProperties();
-        if (overrides != null && overrides.containsKey(key)) {
-            return "a value set by the program that embeds the agent";
-        }
+        String effective = properties.resolveProperty(key).orElse(null);
         for (PropertiesSource source : properties.getPropertiesSources()) {
-            if (source.getProperty(key) != null) {
-                return describe(source, key);
+            String value = source.getProperty(key);
+            if (value != null) {
+                // Camel Main's override properties are not a source: a value no source holds came from there.
+                return value.strip().equals(effective) ? describe(source, key) : EMBEDDED;
             }
         }
-        return "the packaged default";
+        return EMBEDDED;
     }
 
     /** A typo must not be a silently ignored setting: every unknown key stops start-up. */
@@ -57,7 +58,7 @@ public final class ConfigurationSources {
         if (overrides != null) {
             for (String name : overrides.stringPropertyNames()) {
                 if (name.startsWith("bridge.") && !keys.isKnown(name)) {
-                    throw unknown(name, "a value set by the program that embeds the agent", false);
+                    throw unknown(name, EMBEDDED, false);
                 }
             }
         }

@@ -61,9 +61,7 @@ public final class Dispatcher {
                 continue;
             }
             if (sink.batched()) {
-                ArrayNode batch = MAPPER.createArrayNode();
-                accepted.forEach(e -> batch.add(e.cloudEvent()));
-                entries.add(spool.store(sink, accepted.get(0).seq(), MAPPER.writeValueAsBytes(batch), false));
+                entries.add(storeBatch(sink, accepted));
             } else {
                 for (OutboundEvent event : accepted) {
                     entries.add(spool.store(sink, event.seq(), MAPPER.writeValueAsBytes(event.cloudEvent()), false));
@@ -72,6 +70,33 @@ public final class Dispatcher {
         }
         spool.makeDurable(entries);
         return entries;
+    }
+
+    /**
+     * A batch is named after its first transition. After a crash the outbox may hold that batch plus what
+     * was recorded in between (an approval): the file already there keeps the ones it has, the rest go in a
+     * batch of their own. A file holding other transitions is never overwritten.
+     */
+    private SpoolEntry storeBatch(Sink sink, List<OutboundEvent> accepted) throws IOException {
+        List<OutboundEvent> rest = accepted;
+        while (true) {
+            ArrayNode batch = MAPPER.createArrayNode();
+            rest.forEach(e -> batch.add(e.cloudEvent()));
+            try {
+                return spool.store(sink, rest.get(0).seq(), MAPPER.writeValueAsBytes(batch), false);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                java.util.Set<String> spooled = new java.util.HashSet<>();
+                MAPPER.readTree(java.nio.file.Path.of(e.getFile()).toFile()).forEach(event -> spooled.add(event.path("id").asText()));
+                List<OutboundEvent> remaining = rest.stream().filter(event -> !spooled.contains(event.id())).toList();
+                if (remaining.size() == rest.size()) {
+                    throw e;
+                }
+                if (remaining.isEmpty()) {
+                    return new SpoolEntry(sink.id(), sink.queue(), java.nio.file.Path.of(e.getFile()));
+                }
+                rest = remaining;
+            }
+        }
     }
 
     /** Everything waiting in any spool, each sink's oldest first: replayed once at start. */

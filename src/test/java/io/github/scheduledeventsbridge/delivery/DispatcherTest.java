@@ -94,6 +94,29 @@ class DispatcherTest {
     }
 
     @Test
+    @DisplayName("a batched sink's outbox re-spooled after a crash with a transition recorded in between: the batch "
+            + "file is kept, the newcomer gets a batch of its own, nothing is refused")
+    void batchRespooledWithALaterTransition() throws IOException {
+        Sink hub = new Sink("hub", "desc", "tpl", Map.of(), e -> true, true);
+        Spool spool = new Spool(root);
+        Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(hub)), spool);
+        OutboundEvent a = event(1, "Scheduled", "A");
+        OutboundEvent b = event(2, "Scheduled", "B");
+        OutboundEvent approved = event(3, "Approved", "A");
+        dispatcher.spool(List.of(a, b));
+        byte[] first = Files.readAllBytes(root.resolve("hub").resolve("0000000000000000001.json"));
+
+        List<SpoolEntry> again = dispatcher.spool(List.of(a, b, approved));
+
+        assertThat(files(root.resolve("hub"))).containsExactly("0000000000000000001.json", "0000000000000000003.json");
+        assertThat(Files.readAllBytes(root.resolve("hub").resolve("0000000000000000001.json"))).isEqualTo(first);
+        assertThat(new ObjectMapper().readTree(root.resolve("hub").resolve("0000000000000000003.json").toFile()))
+                .extracting(n -> n.get("id").asText()).containsExactly("id-3");
+        assertThat(again).extracting(e -> e.file().getFileName().toString()).containsExactly("0000000000000000003.json");
+        assertThat(dispatcher.spool(List.of(a, b, approved))).hasSize(1);
+    }
+
+    @Test
     @DisplayName("a spool that cannot be written is a StateWriteException and a storage problem until spooling works")
     void spoolFailureIsReported() throws IOException {
         Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);

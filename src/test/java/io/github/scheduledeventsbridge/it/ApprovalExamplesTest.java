@@ -86,10 +86,21 @@ class ApprovalExamplesTest {
         Result approve = bash("bin/approve " + pending);
         assertThat(approve.exit()).as(approve.toString()).isZero();
         assertThat(approve.output()).contains(pending);
+        // Once the agent's own document shows the event started, approving it again is refused (409).
+        await().atMost(Duration.ofSeconds(10)).until(() -> !isScheduled(pending));
         Result again = bash("bin/approve " + pending);
         assertThat(again.exit()).as("no longer Scheduled").isEqualTo(1);
         assertThat(again.output()).contains("\"error\"");
         assertThat(bash("BRIDGE_APPROVAL_SECRET=wrong-secret-wrong-secret-wrong-secret bin/approve --list").exit()).isEqualTo(1);
+    }
+
+    private boolean isScheduled(String eventId) throws IOException {
+        for (JsonNode event : JSON.readTree(client.events(true).body()).path("Events")) {
+            if (event.path("EventId").asText().equals(eventId)) {
+                return event.path("EventStatus").asText().equals("Scheduled");
+            }
+        }
+        return false;
     }
 
     private String scheduledEvent() throws IOException {

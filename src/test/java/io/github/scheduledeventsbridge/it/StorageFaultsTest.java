@@ -30,6 +30,9 @@ import static org.awaitility.Awaitility.await;
  */
 class StorageFaultsTest {
 
+    private static final String APPROVAL_SECRET = "storage-faults-approval-secret-0123456789";
+
+
     private static final String A = "AAAAAAAA-6666-0000-0000-00000000000A";
     private static final String B = "BBBBBBBB-6666-0000-0000-00000000000B";
 
@@ -124,12 +127,12 @@ class StorageFaultsTest {
     void anApprovalImdsAcceptedIsAnswered200AndItsApprovedSentOnceTheStateCanBeWritten() throws Exception {
         imds.serve(Docs.document(2, scheduled(A)));
         int port = ApprovalClient.freePort();
-        try (InProcessAgent agent = agent().with("bridge.approval.secret", "approve")
+        try (InProcessAgent agent = agent().with("bridge.approval.secret", APPROVAL_SECRET)
                 .with("bridge.approval.port", Integer.toString(port)).start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
             Path blocker = unwritable(state.resolve(".state.json.tmp"));
 
-            HttpResponse<String> answer = new ApprovalClient(port, "approve").approve("{\"EventId\":\"" + A + "\"}");
+            HttpResponse<String> answer = new ApprovalClient(port, APPROVAL_SECRET).approve("{\"EventId\":\"" + A + "\"}");
 
             assertThat(answer.statusCode()).isEqualTo(200);
             assertThat(answer.body()).contains(A, "\"recorded\":false");
