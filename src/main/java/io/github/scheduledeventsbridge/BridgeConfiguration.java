@@ -70,6 +70,7 @@ public class BridgeConfiguration implements CamelConfiguration {
 
     @Override
     public void configure(CamelContext context) throws Exception {
+        LOG.info("scheduled-events-bridge {} (commit {}) starting", BridgeVersion.current(), BridgeVersion.commit());
         PropertiesComponent properties = context.getPropertiesComponent();
         BridgeSettings settings = readSettings(context, (org.apache.camel.component.properties.PropertiesComponent) properties);
         ManagementServer.install(context, settings.management());

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.health;
 
+import io.github.scheduledeventsbridge.BridgeVersion;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
@@ -51,6 +52,10 @@ public final class DeliveryMetrics implements Processor {
         if (registry == null) {
             return;
         }
+        Gauge.builder("bridge.build.info", () -> 1).tag("version", BridgeVersion.current())
+                .tag("commit", BridgeVersion.commit())
+                .description("Always 1; the labels name the running version and the commit it was built from")
+                .register(registry);
         for (Sink sink : sinks.sinks()) {
             Gauge.builder("bridge.spool.depth", spool, s -> s.depth(sink.id())).tag("sink", sink.id())
                     .description("Undelivered messages waiting on disk").register(registry);
