@@ -31,6 +31,7 @@ import io.github.scheduledeventsbridge.delivery.WebhookAddress;
 import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.health.DeliveryMetrics;
+import io.github.scheduledeventsbridge.health.OutageLog;
 import io.github.scheduledeventsbridge.health.Readiness;
 import io.github.scheduledeventsbridge.health.ReadinessChecks;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
@@ -103,7 +104,12 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("dispatcher", new Dispatcher(sinks, spool, storage));
         PollBackoff pollBackoff = new PollBackoff(clock, settings.pollInterval(), settings.imdsMaxBackoff());
         registry.bind("pollBackoff", pollBackoff);
-        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory));
+        OutageLog outageLog = new OutageLog(OutageLog.Settings.read(new io.github.scheduledeventsbridge.config.SettingsReader(
+                key -> properties.resolveProperty(key).orElse(null))), sinks, spool, pollBackoff, clock);
+        registry.bind("outageLog", outageLog);
+        // Started with the context, stopped after the routes: its stop line counts what stays in the spool.
+        context.addService(outageLog, true, true);
+        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory, outageLog));
         registry.bind("transitionLog", new TransitionLog(context));
         ReadinessChecks.register(context, new Readiness(settings.healthImdsStaleAfter(), settings.healthSpoolThreshold(),
                 settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, deadLetters, clock, storage);

@@ -202,7 +202,8 @@ public final class Spool implements SpoolMXBean {
     /** Retries end only when the agent stops: the message is not lost, it waits on disk. */
     public void keptForNextStart(Exchange exchange) {
         SpoolEntry entry = exchange.getProperty(ENTRY_PROPERTY, SpoolEntry.class);
-        LOG.warn("Stopping while {} was undelivered to {}: kept in the spool for the next start",
+        // One line per sink at stop (OutageLog), not one per message.
+        LOG.debug("Stopping while {} was undelivered to {}: kept in the spool for the next start",
                 entry == null ? "a message" : entry.file().getFileName(), entry == null ? "its sink" : entry.sinkId());
     }
 

@@ -23,7 +23,11 @@ public final class DeliveryMetrics implements Processor {
     private final SinkRegistry sinks;
     private final SpoolInventory inventory;
 
-    public DeliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks, SpoolInventory inventory) {
+    private final OutageLog outageLog;
+
+    public DeliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks, SpoolInventory inventory,
+                           OutageLog outageLog) {
+        this.outageLog = outageLog;
         this.context = context;
         this.spool = spool;
         this.sinks = sinks;
@@ -35,6 +39,10 @@ public final class DeliveryMetrics implements Processor {
     public void process(Exchange exchange) {
         SpoolEntry entry = exchange.getProperty(Spool.ENTRY_PROPERTY, SpoolEntry.class);
         MeterRegistry registry = registry();
+        if (entry != null && outageLog != null) {
+            Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+            outageLog.attemptFailed(entry.sinkId(), cause != null ? cause : exchange.getException());
+        }
         if (registry != null && entry != null) {
             // Same tag keys as the route's micrometer:counter steps, which add camelContext: Prometheus
             // refuses one name with two sets of tag keys.

@@ -63,4 +63,63 @@ class OperatorFirstHourTest {
             }
         }
     }
+
+    private static String events(int count) {
+        String[] events = new String[count];
+        for (int i = 0; i < count; i++) {
+            events[i] = Docs.scheduled(String.format("AAAAAAAA-0000-0000-0000-%012d", i), "Reboot", NOT_BEFORE, "vm-under-test");
+        }
+        return Docs.document(1, events);
+    }
+
+    @Test
+    void anOutageIsSummarisedInOurWordsAndItsRecoveryIsLogged() throws Exception {
+        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds();
+             WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            webhook.answerWith(503);
+            imds.serve(events(3));
+            String label = "webhook " + URI.create(webhook.url()).getAuthority();
+            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.log.summary-interval", "1500")
+                    .with("bridge.delivery.initial-backoff", "100").with("bridge.delivery.max-backoff", "200")
+                    .with("bridge.webhook.urls", webhook.url() + "?code=s3cr3t-token").with("bridge.webhook.secret", "s")
+                    .start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> log.text().contains("Sink " + label + " still failing for"));
+                assertThat(webhook.failedAttempts().size()).isGreaterThan(3);
+                webhook.answerWith(200);
+                await().atMost(Duration.ofSeconds(20)).until(() -> log.text().contains("Sink " + label + " recovered"));
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 3);
+            }
+            String text = log.text();
+            assertThat(log.lines()).filteredOn(l -> l.contains("Sink " + label + " is failing")).hasSize(1);
+            assertThat(log.lines()).filteredOn(l -> l.contains("still failing"))
+                    .allMatch(l -> l.matches("WARN Sink " + java.util.regex.Pattern.quote(label)
+                            + " still failing for \\d+ s: \\d+ message\\(s\\) waiting, oldest for \\d+ s, \\d+ failed attempt\\(s\\), last error: .+"));
+            assertThat(text.indexOf("still failing")).isLessThan(text.indexOf(" recovered: delivering again"));
+            assertThat(text).doesNotContain("s3cr3t-token").doesNotContain("Failed delivery").doesNotContain("DeadLetterChannel");
+        }
+    }
+
+    @Test
+    void aStopWithABacklogWritesOneLinePerSinkNotOnePerMessage() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            webhook.answerWith(503);
+            imds.serve(events(200));
+            InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.delivery.initial-backoff", "100").with("bridge.delivery.max-backoff", "200")
+                    .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start();
+            io.github.scheduledeventsbridge.delivery.Spool spool = agent.bean("spool", io.github.scheduledeventsbridge.delivery.Spool.class);
+            await().atMost(Duration.ofSeconds(30)).until(() -> spool.totalDepth() == 200 && webhook.failedAttempts().size() > 2);
+            java.util.List<String> duringStop;
+            try (LogCapture log = LogCapture.install()) {
+                agent.close();
+                duringStop = log.lines();
+            }
+            java.util.List<String> warnings = duringStop.stream().filter(l -> l.startsWith("WARN") || l.startsWith("ERROR")).toList();
+            assertThat(warnings).as(String.join("\n", duringStop)).hasSizeLessThanOrEqualTo(2)
+                    .anyMatch(l -> l.startsWith("WARN Stopping with 200 undelivered message(s) for sink webhook "));
+            assertThat(duringStop).as(String.join("\n", duringStop)).hasSizeLessThan(20)
+                    .noneMatch(l -> l.contains("Failed delivery"));
+        }
+    }
 }
