@@ -109,7 +109,10 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("outageLog", outageLog);
         // Started with the context, stopped after the routes: its stop line counts what stays in the spool.
         context.addService(outageLog, true, true);
-        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory, outageLog));
+        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory, outageLog)
+                .watching(pollBackoff));
+        // The spool MXBean (Hawtio) names sinks as people do, not by their hash.
+        spool.nameSinks(sinks::label);
         registry.bind("transitionLog", new TransitionLog(context));
         ReadinessChecks.register(context, new Readiness(settings.healthImdsStaleAfter(), settings.healthSpoolThreshold(),
                 settings.healthSinkStaleAfter()), pollBackoff, spool, sinks, deadLetters, clock, storage);

@@ -122,4 +122,60 @@ class OperatorFirstHourTest {
                     .noneMatch(l -> l.contains("Failed delivery"));
         }
     }
+
+    private static JsonNode check(JsonNode report, String id) {
+        for (JsonNode check : report.path("checks")) {
+            if (check.path("id").asText().equals(id)) {
+                return check;
+            }
+        }
+        throw new AssertionError("no check " + id + " in " + report);
+    }
+
+    @Test
+    void readinessNamesTheFailingSinkAndMetricsArePresentFromTheStartWithHelpAndBuckets() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            webhook.answerWith(503);
+            imds.serve(Docs.document(1));
+            String label = "webhook " + URI.create(webhook.url()).getAuthority();
+            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.health.sink-stale-after", "300")
+                    .with("bridge.delivery.initial-backoff", "100").with("bridge.delivery.max-backoff", "200")
+                    .with("bridge.webhook.urls", webhook.url() + "?sig=tok-123").with("bridge.webhook.secret", "s").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> get(agent, "/metrics").contains("bridge_imds_polls_total{"));
+                // Before anything happened: every known series at 0, each with its help text.
+                String metrics = get(agent, "/metrics");
+                assertThat(metrics)
+                        .containsPattern("# HELP bridge_imds_polls_total \\S+")
+                        .containsPattern("# HELP bridge_deliveries_total \\S+")
+                        .containsPattern("# HELP bridge_transitions_total \\S+")
+                        .containsPattern("bridge_deliveries_total\\{[^}]*outcome=\"retry\"[^}]*\\} 0\\.0")
+                        .containsPattern("bridge_dead_letters_total\\{[^}]*\\} 0\\.0")
+                        .containsPattern("bridge_transitions_total\\{[^}]*transition=\"Cancelled\"[^}]*\\} 0\\.0")
+                        .containsPattern("bridge_imds_polls_total\\{[^}]*outcome=\"timeout\"[^}]*\\} 0\\.0")
+                        .contains("bridge_imds_poll_seconds_bucket{")
+                        .containsPattern("bridge_imds_last_success_timestamp_seconds(\\{[^}]*\\})? 1\\.[0-9]+E9")
+                        .contains("name=\"" + label + "\"")
+                        .doesNotContain("tok-123");
+
+                imds.serve(events(3));
+                await().atMost(Duration.ofSeconds(20)).until(() -> JSON.readTree(get(agent, "/observe/health/ready?details"))
+                        .path("status").asText().equals("DOWN"));
+                JsonNode ready = JSON.readTree(get(agent, "/observe/health/ready?details"));
+                JsonNode sinksCheck = check(ready, "sinks");
+                assertThat(sinksCheck.path("message").asText()).startsWith(label + ": 3 waiting").contains("oldest waiting");
+                assertThat(sinksCheck.path("details").path(label + ".waiting").asLong()).isEqualTo(3);
+                assertThat(sinksCheck.path("details").has(label + ".oldestSeconds")).isTrue();
+                JsonNode imdsCheck = check(ready, "imds");
+                assertThat(java.time.Instant.parse(imdsCheck.path("details").path("lastSuccess").asText()))
+                        .isAfter(java.time.Instant.now().minusSeconds(60));
+                assertThat(get(agent, "/metrics")).containsPattern("bridge_spool_depth\\{[^}]*name=\""
+                        + java.util.regex.Pattern.quote(label) + "\"[^}]*\\} 3\\.0");
+                javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+                javax.management.openmbean.TabularData depth = (javax.management.openmbean.TabularData) jmx.getAttribute(
+                        new javax.management.ObjectName("io.github.scheduledeventsbridge:type=Spool"), "DepthBySink");
+                assertThat(depth.get(new Object[] {label})).as(String.valueOf(depth)).isNotNull();
+            }
+        }
+    }
 }
