@@ -63,7 +63,7 @@ class OperationsTest {
                     .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s")
                     .with("bridge.health.imds-stale-after", "1500")
                     .with("bridge.health.sink-stale-after", "1500")
-                    .with("bridge.delivery.max-backoff", "300").start()) {
+                    .with("bridge.delivery.initial-backoff", "100").with("bridge.delivery.max-backoff", "300").start()) {
                 MeterRegistry registry = agent.context().getRegistry().findSingleByType(MeterRegistry.class);
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
                 await().atMost(Duration.ofSeconds(20)).until(() -> ready(agent));
