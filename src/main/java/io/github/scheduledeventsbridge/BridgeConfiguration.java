@@ -107,8 +107,16 @@ public class BridgeConfiguration implements CamelConfiguration {
         OutageLog outageLog = new OutageLog(OutageLog.Settings.read(new io.github.scheduledeventsbridge.config.SettingsReader(
                 key -> properties.resolveProperty(key).orElse(null))), sinks, spool, pollBackoff, clock);
         registry.bind("outageLog", outageLog);
-        // Started with the context, stopped after the routes: its stop line counts what stays in the spool.
+        // Its summaries tick with the context; once the routes stopped, one line per sink counts what stays in the spool.
         context.addService(outageLog, true, true);
+        context.getManagementStrategy().addEventNotifier(new org.apache.camel.support.SimpleEventNotifierSupport() {
+            @Override
+            public void notify(org.apache.camel.spi.CamelEvent event) {
+                if (event instanceof org.apache.camel.spi.CamelEvent.CamelContextRoutesStoppedEvent) {
+                    outageLog.reportBacklog();
+                }
+            }
+        });
         registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory, outageLog)
                 .watching(pollBackoff));
         // The spool MXBean (Hawtio) names sinks as people do, not by their hash.

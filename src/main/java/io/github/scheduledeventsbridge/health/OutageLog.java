@@ -6,7 +6,6 @@ import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
-import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeProperty;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
@@ -134,18 +133,6 @@ public final class OutageLog extends ServiceSupport {
         }
     }
 
-    /** Redelivery hook helper: the exception of a failed attempt. */
-    public void attemptFailed(Exchange exchange) {
-        Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        if (cause == null) {
-            cause = exchange.getException();
-        }
-        String sinkId = exchange.getProperty(SinkRegistry.SINK_ID_PROPERTY, String.class);
-        if (sinkId != null) {
-            attemptFailed(sinkId, cause);
-        }
-    }
-
     static String describe(Throwable cause) {
         if (cause == null) {
             return "unknown error";
@@ -178,12 +165,15 @@ public final class OutageLog extends ServiceSupport {
         }, tick, tick, TimeUnit.MILLISECONDS);
     }
 
-    /** After the routes stopped: one line per sink with messages left, instead of one per message. */
     @Override
     protected void doStop() {
         if (ticker != null) {
             ticker.shutdownNow();
         }
+    }
+
+    /** Once the routes stopped: one line per sink with messages left, instead of one per message. */
+    public void reportBacklog() {
         Instant now = clock.instant();
         for (Sink sink : sinks.sinks()) {
             long depth = spool.depth(sink.id());

@@ -101,6 +101,27 @@ class OperatorFirstHourTest {
     }
 
     @Test
+    void anImdsOutageIsSummarisedAndItsRecoveryLogged() throws Exception {
+        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds()) {
+            imds.serve(Docs.document(1));
+            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.log.summary-interval", "1000").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() > 0);
+                imds.failWith(500, null);
+                await().atMost(Duration.ofSeconds(20)).until(() -> log.text().contains("IMDS still failing: "));
+                imds.recover();
+                await().atMost(Duration.ofSeconds(20)).until(() -> log.text().contains("IMDS recovered: answered again after "));
+            }
+            String text = log.text();
+            assertThat(log.lines()).filteredOn(l -> l.startsWith("WARN IMDS poll failed")).hasSize(1);
+            assertThat(log.lines()).filteredOn(l -> l.contains("IMDS still failing: "))
+                    .allMatch(l -> l.matches("WARN IMDS still failing: \\d+ failed poll\\(s\\) in a row, last complete document "
+                            + "\\d+ s ago, last error: server-error"));
+            assertThat(text.lastIndexOf("IMDS still failing")).isLessThan(text.indexOf("IMDS recovered"));
+        }
+    }
+
+    @Test
     void aStopWithABacklogWritesOneLinePerSinkNotOnePerMessage() throws Exception {
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
             webhook.answerWith(503);
@@ -118,8 +139,12 @@ class OperatorFirstHourTest {
             java.util.List<String> warnings = duringStop.stream().filter(l -> l.startsWith("WARN") || l.startsWith("ERROR")).toList();
             assertThat(warnings).as(String.join("\n", duringStop)).hasSizeLessThanOrEqualTo(2)
                     .anyMatch(l -> l.startsWith("WARN Stopping with 200 undelivered message(s) for sink webhook "));
-            assertThat(duringStop).as(String.join("\n", duringStop)).hasSizeLessThan(20)
+            // Camel's own stop lines (one per route) remain; none is per message.
+            assertThat(duringStop).as(String.join("\n", duringStop)).hasSizeLessThan(40)
                     .noneMatch(l -> l.contains("Failed delivery"));
+            assertThat(duringStop).filteredOn(l -> l.contains("undelivered") || l.contains("spool")).hasSize(1);
+            assertThat(String.join("\n", duringStop).indexOf("Stopping with 200"))
+                    .as("after the routes stopped").isGreaterThan(String.join("\n", duringStop).indexOf("Routes stopped"));
         }
     }
 
