@@ -36,10 +36,12 @@ VOLUME ["/var/lib/scheduled-events-bridge"]
 WORKDIR /opt/scheduled-events-bridge
 USER 10001:10001
 EXPOSE 8080 8089
-# Readiness over plain bash (no curl in the JRE image): IMDS answered recently, spool below threshold,
-# sinks delivering. Five tries, 30 s apart, give a starting agent time before it counts as unhealthy.
+# Liveness over plain bash (no curl in the JRE image), on the configured management port
+# (BRIDGE_MANAGEMENT_PORT, default 8080): "unhealthy" is what a restart can fix (a stopped Camel context),
+# not a webhook that is down or an IMDS outage, which readiness (/observe/health/ready) and the alerts report.
+# Five tries, 30 s apart, give a starting agent time before it counts as unhealthy.
 HEALTHCHECK --interval=30s --timeout=5s --retries=5 \
-  CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /observe/health/ready HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3 | grep -q ' 200 '"]
+  CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${BRIDGE_MANAGEMENT_PORT:-8080} && printf 'GET /observe/health/live HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3 | grep -q ' 200 '"]
 # Small, steady footprint: serial GC, bounded heap and metaspace, only the C1 JIT compiler, which
 # compiles the once-a-second poll path after ~40 polls instead of ~200 (CompileThresholdScaling), no
 # perf-data sampling thread (jcmd PID still works; jps no longer lists the agent); fast start from the

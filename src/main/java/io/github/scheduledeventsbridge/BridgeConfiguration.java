@@ -31,6 +31,7 @@ import io.github.scheduledeventsbridge.delivery.WebhookAddress;
 import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.health.DeliveryMetrics;
+import io.github.scheduledeventsbridge.health.OutageLog;
 import io.github.scheduledeventsbridge.health.Readiness;
 import io.github.scheduledeventsbridge.health.ReadinessChecks;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
@@ -70,6 +71,7 @@ public class BridgeConfiguration implements CamelConfiguration {
 
     @Override
     public void configure(CamelContext context) throws Exception {
+        LOG.info("scheduled-events-bridge {} (commit {}) starting", BridgeVersion.current(), BridgeVersion.commit());
         PropertiesComponent properties = context.getPropertiesComponent();
         BridgeSettings settings = readSettings(context, (org.apache.camel.component.properties.PropertiesComponent) properties);
         ManagementServer.install(context, settings.management());
@@ -102,7 +104,23 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("dispatcher", new Dispatcher(sinks, spool, storage));
         PollBackoff pollBackoff = new PollBackoff(clock, settings.imds().pollInterval(), settings.imds().maxBackoff());
         registry.bind("pollBackoff", pollBackoff);
-        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory));
+        OutageLog outageLog = new OutageLog(OutageLog.Settings.read(new io.github.scheduledeventsbridge.config.SettingsReader(
+                key -> properties.resolveProperty(key).orElse(null))), sinks, spool, pollBackoff, clock);
+        registry.bind("outageLog", outageLog);
+        // Its summaries tick with the context; once the routes stopped, one line per sink counts what stays in the spool.
+        context.addService(outageLog, true, true);
+        context.getManagementStrategy().addEventNotifier(new org.apache.camel.support.SimpleEventNotifierSupport() {
+            @Override
+            public void notify(org.apache.camel.spi.CamelEvent event) {
+                if (event instanceof org.apache.camel.spi.CamelEvent.CamelContextRoutesStoppedEvent) {
+                    outageLog.reportBacklog();
+                }
+            }
+        });
+        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory, outageLog)
+                .watching(pollBackoff));
+        // The spool MXBean (Hawtio) names sinks as people do, not by their hash.
+        spool.nameSinks(sinks::label);
         registry.bind("transitionLog", new TransitionLog(context));
         ReadinessChecks.register(context, new Readiness(settings.health().imdsStaleAfter(), settings.health().spoolThreshold(),
                 settings.health().sinkStaleAfter()), pollBackoff, spool, sinks, deadLetters, clock, storage);

@@ -7,7 +7,9 @@ import java.util.Properties;
 /** The version Maven built, from a resource it filtered. */
 public final class BridgeVersion {
 
-    private static final String VERSION = load();
+    private static final Properties BUILD = load();
+    private static final String VERSION = BUILD.getProperty("version", "unknown");
+    private static final String COMMIT = BUILD.getProperty("commit", "unknown");
 
     private BridgeVersion() {
     }
@@ -16,15 +18,28 @@ public final class BridgeVersion {
         return VERSION;
     }
 
-    private static String load() {
+    /**
+     * The commit the build came from ({@code mvn -Dbridge.commit=$(git rev-parse HEAD)}), or {@code unknown}
+     * when the build was not told.
+     */
+    public static String commit() {
+        return COMMIT.isBlank() || COMMIT.startsWith("${") ? "unknown" : COMMIT;
+    }
+
+    /** What HTTP clients of the agent send as {@code User-Agent}. */
+    public static String userAgent() {
+        return "scheduled-events-bridge/" + VERSION;
+    }
+
+    private static Properties load() {
+        Properties properties = new Properties();
         try (InputStream in = BridgeVersion.class.getResourceAsStream("/bridge-version.properties")) {
-            Properties properties = new Properties();
             if (in != null) {
                 properties.load(in);
             }
-            return properties.getProperty("version", "unknown");
         } catch (IOException e) {
-            return "unknown";
+            // unknown
         }
+        return properties;
     }
 }

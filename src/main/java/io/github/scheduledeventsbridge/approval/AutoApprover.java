@@ -76,7 +76,7 @@ public final class AutoApprover {
             handled.put(event.key(), now);
             failed.remove(event.key());
             if (dryRun) {
-                LOG.info("Dry run: would approve {} {} (rule {})", event.eventType(), event.eventId(), rule.get());
+                LOG.info("DRY RUN: would approve {} {} (rule {}); nothing is sent to IMDS", event.eventType(), event.eventId(), rule.get());
                 dryRuns.add(approved(event, rule.get(), true));
             } else {
                 due.add(event);

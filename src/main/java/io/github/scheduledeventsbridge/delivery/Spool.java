@@ -202,7 +202,8 @@ public final class Spool implements SpoolMXBean {
     /** Retries end only when the agent stops: the message is not lost, it waits on disk. */
     public void keptForNextStart(Exchange exchange) {
         SpoolEntry entry = exchange.getProperty(ENTRY_PROPERTY, SpoolEntry.class);
-        LOG.warn("Stopping while {} was undelivered to {}: kept in the spool for the next start",
+        // One line per sink at stop (OutageLog), not one per message.
+        LOG.debug("Stopping while {} was undelivered to {}: kept in the spool for the next start",
                 entry == null ? "a message" : entry.file().getFileName(), entry == null ? "its sink" : entry.sinkId());
     }
 
@@ -214,10 +215,18 @@ public final class Spool implements SpoolMXBean {
         return root;
     }
 
+    private volatile java.util.function.Function<String, String> names = java.util.function.Function.identity();
+
+    /** How {@link #getDepthBySink} names sinks (SinkRegistry#label: {@code webhook hooks.example.com}). */
+    public void nameSinks(java.util.function.Function<String, String> names) {
+        this.names = names;
+    }
+
+    /** Keyed by the sink's readable name, e.g. {@code webhook hooks.example.com}, not its hash. */
     @Override
     public Map<String, Long> getDepthBySink() {
         Map<String, Long> copy = new java.util.TreeMap<>();
-        depth.forEach((sink, count) -> copy.put(sink, count.get()));
+        depth.forEach((sink, count) -> copy.merge(names.apply(sink), count.get(), Long::sum));
         return copy;
     }
 

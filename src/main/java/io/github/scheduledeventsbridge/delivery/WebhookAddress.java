@@ -18,6 +18,8 @@ public final class WebhookAddress {
 
     public void address(@ExchangeProperty(TARGET_PROPERTY) WebhookTarget target, @Headers Map<String, Object> headers) {
         headers.put(Exchange.HTTP_URI, target.requestUrl());
+        // Receivers' logs and firewalls can tell the agent and its version apart from other callers.
+        headers.put("User-Agent", io.github.scheduledeventsbridge.BridgeVersion.userAgent());
         target.basicAuthorization().ifPresent(value -> headers.put("Authorization", value));
     }
 }

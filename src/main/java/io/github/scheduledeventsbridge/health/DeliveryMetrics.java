@@ -1,11 +1,20 @@
 package io.github.scheduledeventsbridge.health;
 
+import io.github.scheduledeventsbridge.BridgeVersion;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.SpoolEntry;
 import io.github.scheduledeventsbridge.delivery.SpoolInventory;
+import io.github.scheduledeventsbridge.imds.PollBackoff;
+import io.github.scheduledeventsbridge.transitions.TransitionType;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -22,7 +31,11 @@ public final class DeliveryMetrics implements Processor {
     private final SinkRegistry sinks;
     private final SpoolInventory inventory;
 
-    public DeliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks, SpoolInventory inventory) {
+    private final OutageLog outageLog;
+
+    public DeliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks, SpoolInventory inventory,
+                           OutageLog outageLog) {
+        this.outageLog = outageLog;
         this.context = context;
         this.spool = spool;
         this.sinks = sinks;
@@ -34,6 +47,10 @@ public final class DeliveryMetrics implements Processor {
     public void process(Exchange exchange) {
         SpoolEntry entry = exchange.getProperty(Spool.ENTRY_PROPERTY, SpoolEntry.class);
         MeterRegistry registry = registry();
+        if (entry != null && outageLog != null) {
+            Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+            outageLog.attemptFailed(entry.sinkId(), cause != null ? cause : exchange.getException());
+        }
         if (registry != null && entry != null) {
             // Same tag keys as the route's micrometer:counter steps, which add camelContext: Prometheus
             // refuses one name with two sets of tag keys.
@@ -51,15 +68,79 @@ public final class DeliveryMetrics implements Processor {
         if (registry == null) {
             return;
         }
+        Gauge.builder("bridge.build.info", () -> 1).tag("version", BridgeVersion.current())
+                .tag("commit", BridgeVersion.commit())
+                .description("Always 1; the labels name the running version and the commit it was built from")
+                .register(registry);
+        String camel = context.getName();
         for (Sink sink : sinks.sinks()) {
-            Gauge.builder("bridge.spool.depth", spool, s -> s.depth(sink.id())).tag("sink", sink.id())
-                    .description("Undelivered messages waiting on disk").register(registry);
+            String name = sinks.label(sink.id());
+            Gauge.builder("bridge.spool.depth", spool, s -> s.depth(sink.id())).tag("sink", sink.id()).tag("name", name)
+                    .description("Undelivered messages waiting on disk for this sink (name: its readable name)")
+                    .register(registry);
+            Gauge.builder("bridge.spool.oldest.age", spool, s -> oldestAgeSeconds(s, sink.id())).tag("sink", sink.id())
+                    .tag("name", name).baseUnit("seconds")
+                    .description("How long the oldest undelivered message of this sink has waited; 0 when none")
+                    .register(registry);
+            // Present from the start with 0, with the route steps' tag keys (camelContext added by the component).
+            for (String outcome : List.of("delivered", "retry")) {
+                Counter.builder("bridge.deliveries").tags("camelContext", camel, "sink", sink.id(), "outcome", outcome)
+                        .description("Delivery attempts per sink: delivered, or retry (failed, tried again)")
+                        .register(registry);
+            }
+            Counter.builder("bridge.dead.letters").tags("camelContext", camel, "sink", sink.id())
+                    .description("Messages a receiver refused for bridge.delivery.dead-letter-after, moved to dead-letter/")
+                    .register(registry);
+        }
+        for (String outcome : POLL_OUTCOMES) {
+            Counter.builder("bridge.imds.polls").tags("camelContext", camel, "outcome", outcome)
+                    .description("IMDS polls by outcome: ok, or the kind of failure").register(registry);
+        }
+        for (TransitionType transition : TransitionType.values()) {
+            Counter.builder("bridge.transitions").tags("camelContext", camel, "transition", transition.name())
+                    .description("Transitions detected and sent to the sinks").register(registry);
+        }
+        for (String outcome : List.of("approved", "auto-approved", "auto-failed")) {
+            Counter.builder("bridge.approvals").tags("camelContext", camel, "outcome", outcome)
+                    .description("Approvals: approved (remote API), auto-approved, auto-failed, or the HTTP status of a refusal")
+                    .register(registry);
+        }
+        // Buckets, so that a dashboard can show quantiles and an alert can look at slow polls.
+        Timer.builder("bridge.imds.poll").tags("camelContext", camel)
+                .description("IMDS poll latency, request to parsed answer")
+                .serviceLevelObjectives(Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
+                        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
+                        Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10))
+                .register(registry);
+        if (poll != null) {
+            Gauge.builder("bridge.imds.last.success.timestamp", poll,
+                            p -> p.lastAnswer() == null ? 0 : p.lastAnswer().toEpochMilli() / 1000.0)
+                    .baseUnit("seconds")
+                    .description("Unix time of the last complete IMDS document; 0 until the first")
+                    .register(registry);
         }
         for (String directory : inventory.orphaned().keySet()) {
             Gauge.builder("bridge.spool.orphaned", inventory, i -> i.orphaned(directory)).tag("directory", directory)
                     .description("Undelivered messages in a spool directory that no configured sink owns (not sent)")
                     .register(registry);
         }
+    }
+
+    /** Every failure kind PollBackoff names, and ok. */
+    static final List<String> POLL_OUTCOMES = List.of("ok", "connection", "timeout", "throttled", "server-error",
+            "too-large", "invalid-document", "state-write", "io-error");
+
+    private PollBackoff poll;
+
+    /** For bridge_imds_last_success_timestamp_seconds. */
+    public DeliveryMetrics watching(PollBackoff poll) {
+        this.poll = poll;
+        return this;
+    }
+
+    private static double oldestAgeSeconds(Spool spool, String sinkId) {
+        Instant oldest = spool.waitingSince(sinkId);
+        return oldest == null ? 0 : Math.max(0, Duration.between(oldest, Instant.now()).toMillis() / 1000.0);
     }
 
     private MeterRegistry registry() {

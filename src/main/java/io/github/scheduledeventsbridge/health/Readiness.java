@@ -50,7 +50,8 @@ public final class Readiness {
         }
         Duration since = Duration.between(reference, now);
         return since.compareTo(sinkStaleAfter) > 0
-                ? Optional.of(sinkId + ": " + pending + " waiting, nothing delivered for " + since.toSeconds() + " s")
+                ? Optional.of(sinkId + ": " + pending + " waiting, nothing delivered for " + since.toSeconds() + " s"
+                        + (waitingSince == null ? "" : ", oldest waiting " + Duration.between(waitingSince, now).toSeconds() + " s"))
                 : Optional.empty();
     }
 }

@@ -27,20 +27,39 @@ public final class ReadinessChecks {
         HealthCheckRegistry registry = HealthCheckRegistry.get(context);
         // A state or spool write that failed: nothing new is recorded or spooled until writing works again.
         registry.register(new Check("storage", builder -> report(builder, storage.problem(), Map.of())));
-        registry.register(new Check("imds", builder -> report(builder, readiness.imds(poll.lastAnswer(), clock.instant()),
-                Map.of("consecutiveFailures", poll.consecutiveFailures(), "lastFailure", poll.lastFailureKind()))));
+        registry.register(new Check("imds", builder -> {
+            java.time.Instant last = poll.lastAnswer();
+            Map<String, Object> details = new java.util.LinkedHashMap<>();
+            details.put("consecutiveFailures", poll.consecutiveFailures());
+            details.put("lastFailure", poll.lastFailureKind());
+            // When IMDS last answered with a complete document, and how long ago.
+            details.put("lastSuccess", last == null ? "never" : last.toString());
+            if (last != null) {
+                details.put("lastSuccessSecondsAgo", java.time.Duration.between(last, clock.instant()).toSeconds());
+            }
+            report(builder, readiness.imds(last, clock.instant()), details);
+        }));
         registry.register(new Check("spool", builder -> report(builder, readiness.spool(spool.totalDepth()),
                 Map.of("depth", spool.totalDepth()))));
         registry.register(new Check("sinks", builder -> {
             List<String> problems = new ArrayList<>();
+            // Each sink with messages waiting, by its readable name: how many, and for how long the oldest.
+            Map<String, Object> details = new java.util.LinkedHashMap<>();
+            details.put("sinks", sinks.sinks().size());
             for (Sink sink : sinks.sinks()) {
-                readiness.sink(sink.id(), spool.depth(sink.id()), spool.lastDelivered(sink.id()),
-                        spool.waitingSince(sink.id()), clock.instant()).ifPresent(problems::add);
+                String name = sinks.label(sink.id());
+                long depth = spool.depth(sink.id());
+                java.time.Instant oldest = spool.waitingSince(sink.id());
+                readiness.sink(name, depth, spool.lastDelivered(sink.id()), oldest, clock.instant()).ifPresent(problems::add);
+                if (depth > 0) {
+                    details.put(name + ".waiting", depth);
+                    if (oldest != null) {
+                        details.put(name + ".oldestSeconds", java.time.Duration.between(oldest, clock.instant()).toSeconds());
+                    }
+                }
             }
             // Dead letters are reported, not a reason to be unready: the sink delivers again (details:
             // deadLetters = all sinks, deadLetters.<sink> = per sink with any).
-            Map<String, Object> details = new java.util.LinkedHashMap<>();
-            details.put("sinks", sinks.sinks().size());
             Map<String, Long> dead = deadLetters.bySink();
             details.put("deadLetters", dead.values().stream().mapToLong(Long::longValue).sum());
             dead.forEach((sink, count) -> {

@@ -46,7 +46,9 @@ public final class PollBackoff {
 
     public synchronized void succeeded() {
         if (consecutiveFailures > 0) {
-            LOG.info("IMDS answered again after {} failed poll(s)", consecutiveFailures);
+            LOG.info("IMDS recovered: answered again after {} failed poll(s){}", consecutiveFailures,
+                    lastAnswer == null ? "" : ", " + Duration.between(lastAnswer, clock.instant()).toSeconds()
+                            + " s after its last complete document");
         }
         consecutiveFailures = 0;
         answeredOnce = true;
@@ -79,8 +81,8 @@ public final class PollBackoff {
             }
             return delay;
         }
-        // One line for the first failure, then one a minute or so: an outage must not flood the log.
-        if (consecutiveFailures == 1 || consecutiveFailures % 60 == 0) {
+        // One line for the first failure; OutageLog then writes a summary every bridge.log.summary-interval.
+        if (consecutiveFailures == 1) {
             LOG.warn("IMDS poll failed ({}: {}); nothing changes until a complete document arrives{}",
                     kind, cause == null ? "unknown" : cause.getMessage(),
                     delay.isZero() ? "" : ", next poll in " + delay.toMillis() + " ms");

@@ -83,6 +83,8 @@ final class HealthReport {
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("status", up ? "UP" : "DOWN");
+        body.put("version", io.github.scheduledeventsbridge.BridgeVersion.current());
+        body.put("commit", io.github.scheduledeventsbridge.BridgeVersion.commit());
         body.put("camelContext", context.getStatus().name());
         body.put("checks", checks);
         try {

@@ -18,6 +18,16 @@ public final class CloudEventFactory {
 
     /** CloudEvent {@code type} = this prefix + the transition, e.g. {@code ...transition.Scheduled}. */
     public static final String TYPE_PREFIX = "io.github.scheduledeventsbridge.transition.";
+    /**
+     * A dry-run approval ({@code bridge.approval.auto.dry-run}) is not an approval: receivers that route on
+     * {@code type} (…transition.Approved, or the …transition. prefix) must not take it for one.
+     */
+    public static final String DRY_RUN_TYPE_PREFIX = "io.github.scheduledeventsbridge.dryrun.";
+
+    static String type(DetectedTransition transition) {
+        boolean dryRun = transition.approval() != null && transition.approval().dryRun();
+        return (dryRun ? DRY_RUN_TYPE_PREFIX : TYPE_PREFIX) + transition.type().name();
+    }
     static final String UNKNOWN_SOURCE = "urn:scheduled-events-bridge:vm:unknown";
 
     private final Clock clock;
@@ -37,7 +47,7 @@ public final class CloudEventFactory {
         ce.put("specversion", "1.0");
         ce.put("id", id(source, transition));
         ce.put("source", source);
-        ce.put("type", TYPE_PREFIX + transition.type().name());
+        ce.put("type", type(transition));
         ce.put("subject", event.eventId());
         ce.put("time", DateTimeFormatter.ISO_INSTANT.format(clock.instant().truncatedTo(ChronoUnit.MILLIS)));
         ce.put("datacontenttype", "application/json");

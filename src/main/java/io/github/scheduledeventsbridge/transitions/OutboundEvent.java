@@ -35,6 +35,11 @@ public record OutboundEvent(long seq, ObjectNode cloudEvent) {
         return names;
     }
 
+    /** An auto-approval in dry-run mode: what would have been approved, not an approval. */
+    public boolean isDryRun() {
+        return data().path("approval").path("dryRun").asBoolean(false);
+    }
+
     public JsonNode data() {
         return cloudEvent.path("data");
     }
@@ -42,6 +47,10 @@ public record OutboundEvent(long seq, ObjectNode cloudEvent) {
     /** One line for the log, enough to follow an event without reading JSON. */
     public String summary() {
         JsonNode data = data();
+        if (isDryRun()) {
+            return String.format("DRY RUN: would approve %s %s (rule %s; nothing was sent to IMDS) id=%s",
+                    data.path("eventType").asText("?"), eventId(), data.path("approval").path("rule").asText("?"), id());
+        }
         return String.format("%s %s %s (incarnation %s, not before %s, resources %s) id=%s",
                 transition(), data.path("eventType").asText("?"), eventId(),
                 data.path("documentIncarnation").asText(), data.path("notBefore").asText("-"),

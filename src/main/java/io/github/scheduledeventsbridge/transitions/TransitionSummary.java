@@ -38,7 +38,9 @@ public final class TransitionSummary {
             case "Started" -> subject + " started";
             case "Completed" -> subject + " completed";
             case "Cancelled" -> subject + " cancelled";
-            case "Approved" -> subject + " approved";
+            case "Approved" -> data.path("approval").path("dryRun").asBoolean(false)
+                    ? "DRY RUN: " + subject + " would be approved (nothing was sent to IMDS)"
+                    : subject + " approved";
             default -> subject + " " + transition.toLowerCase(Locale.ROOT);
         };
     }

@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
@@ -55,6 +56,7 @@ class AutoApprovalTest {
             assertThat(approved.get(0).json().path("data").path("approval").path("by").asText()).isEqualTo("policy");
             assertThat(approved.get(0).json().path("data").path("approval").path("rule").asText()).isEqualTo("user-initiated");
             assertThat(approved.get(0).json().path("data").path("approval").path("dryRun").asBoolean()).isFalse();
+            assertThat(approved.get(0).json().path("type").asText()).isEqualTo("io.github.scheduledeventsbridge.transition.Approved");
             assertThat(webhook.transitionsOf(PLATFORM_REBOOT)).containsExactly("Scheduled");
             assertThat(webhook.transitionsOf(NOT_LEADER)).containsExactly("Scheduled");
         }
@@ -78,7 +80,7 @@ class AutoApprovalTest {
 
     @Test
     void dryRunSendsNothingButSaysWhatItWouldApprove() throws Exception {
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
             imds.serve(document());
             try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
                     .with("bridge.approval.auto.user-initiated", "true")
@@ -93,6 +95,9 @@ class AutoApprovalTest {
             assertThat(imds.startRequests()).as("dry run sends nothing").isEmpty();
             var approved = webhook.delivered().stream().filter(r -> r.transition().equals("Approved")).toList();
             assertThat(approved).hasSize(2).allMatch(r -> r.json().path("data").path("approval").path("dryRun").asBoolean());
+            assertThat(approved).allMatch(r -> r.json().path("type").asText().equals("io.github.scheduledeventsbridge.dryrun.Approved"));
+            assertThat(log.lines()).anyMatch(l -> l.startsWith("INFO DRY RUN: would approve Reboot " + USER_REBOOT))
+                    .noneMatch(l -> l.startsWith("INFO Approved "));
             assertThat(webhook.transitionsOf(NOT_LEADER)).containsExactly("Scheduled");
         }
     }

@@ -229,7 +229,7 @@ class ConfigurationIT {
                     "BRIDGE_DELIVERY_INITIAL_BACKOFF", "20",
                     "BRIDGE_DELIVERY_MAX_BACKOFF", "50",
                     "BRIDGE_STATE_DIR", work.resolve("s").toString()), Map.of(), work)) {
-                await().atMost(Duration.ofSeconds(60)).until(() -> agent.output().contains("Failed delivery"));
+                await().atMost(Duration.ofSeconds(60)).until(() -> agent.output().contains(" is failing: "));
                 assertThat(agent.output())
                         .doesNotContain("top-secret-value-123")
                         .doesNotContain("secret-path-xyz")

@@ -47,7 +47,7 @@ class ShutdownAndLoggingIT {
             first.close(); // SIGTERM, then waits
             assertThat(Duration.between(stopping, Instant.now())).as("shutdown is bounded").isLessThan(Duration.ofSeconds(20));
             assertThat(first.isAlive()).isFalse();
-            assertThat(first.output()).contains("kept in the spool for the next start");
+            assertThat(first.output()).contains("undelivered message(s) for sink webhook").contains("kept in the spool, delivered after the next start");
             assertThat(webhook.delivered()).isEmpty();
 
             webhook.answerWith(200);

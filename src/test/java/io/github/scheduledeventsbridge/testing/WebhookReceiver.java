@@ -22,7 +22,7 @@ public final class WebhookReceiver implements AutoCloseable {
 
     public record Request(String contentType, String timestamp, String signature, boolean signatureValid,
                           String body, JsonNode json, int answer, String method, String path, String rawQuery,
-                          String authorization, java.time.Instant receivedAt) {
+                          String authorization, java.time.Instant receivedAt, String userAgent) {
         public String id() {
             return json.path("id").asText();
         }
@@ -136,7 +136,8 @@ public final class WebhookReceiver implements AutoCloseable {
                         signature != null && signature.equals(expectedSignature(timestamp, body)),
                         new String(body, StandardCharsets.UTF_8), json, status, exchange.getRequestMethod(),
                         exchange.getRequestURI().getRawPath(), exchange.getRequestURI().getRawQuery(),
-                        exchange.getRequestHeaders().getFirst("Authorization"), java.time.Instant.now()));
+                        exchange.getRequestHeaders().getFirst("Authorization"), java.time.Instant.now(),
+                        exchange.getRequestHeaders().getFirst("User-Agent")));
             }
             if (retryAfter != null) {
                 exchange.getResponseHeaders().add("Retry-After", retryAfter);

@@ -77,8 +77,14 @@ public final class EventHubsThroughput {
             camel.getRegistry().bind("deadLetters", deadLetters);
             camel.getRegistry().bind("deliveryRejections", new io.github.scheduledeventsbridge.delivery.DeliveryRejections(
                     java.time.Duration.ofHours(1), java.time.Clock.systemUTC()));
+            io.github.scheduledeventsbridge.health.OutageLog outageLog = new io.github.scheduledeventsbridge.health.OutageLog(
+                    new io.github.scheduledeventsbridge.health.OutageLog.Settings(java.time.Duration.ofMinutes(5)), sinks, spool,
+                    new io.github.scheduledeventsbridge.imds.PollBackoff(java.time.Clock.systemUTC(), java.time.Duration.ofSeconds(1),
+                            java.time.Duration.ofSeconds(10)), java.time.Clock.systemUTC());
+            camel.getRegistry().bind("outageLog", outageLog);
             camel.getRegistry().bind("deliveryMetrics", new DeliveryMetrics(camel, spool, sinks,
-                    new io.github.scheduledeventsbridge.delivery.SpoolInventory(state.resolve("spool"), sinks, deadLetters, Map.of())));
+                    new io.github.scheduledeventsbridge.delivery.SpoolInventory(state.resolve("spool"), sinks, deadLetters, Map.of()),
+                    outageLog));
             for (String routes : List.of("routes/error-handling.yaml", "routes/sink-lane.yaml", "routes/eventhubs-sink.yaml")) {
                 PluginHelper.getRoutesLoader(camel).loadRoutes(ResourceHelper.resolveResource(camel, "classpath:" + routes));
             }

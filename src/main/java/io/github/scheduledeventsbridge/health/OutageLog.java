@@ -1,0 +1,188 @@
+package io.github.scheduledeventsbridge.health;
+
+import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.config.SettingsReader;
+import io.github.scheduledeventsbridge.delivery.Sink;
+import io.github.scheduledeventsbridge.delivery.SinkRegistry;
+import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.imds.PollBackoff;
+import org.apache.camel.ExchangeProperty;
+import org.apache.camel.support.service.ServiceSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The log of an outage, in our words: one WARN when a sink (or IMDS) starts failing, one summary every
+ * {@code bridge.log.summary-interval} while it goes on (messages waiting, oldest, last error, redacted), one
+ * INFO when it recovers, and at stop one line per sink that still has messages waiting. Camel's own
+ * per-attempt and per-message lines are switched off (routes/error-handling.yaml).
+ */
+public final class OutageLog extends ServiceSupport {
+
+    private static final Logger LOG = LoggerFactory.getLogger("io.github.scheduledeventsbridge.outage");
+    private static final Pattern URL = Pattern.compile("https?://[^\\s\"'<>,;]+");
+
+    /** {@code bridge.log.summary-interval}: ms between two summaries of one ongoing outage. */
+    public record Settings(Duration summaryInterval) {
+        public static Settings read(SettingsReader reader) {
+            return new Settings(reader.millis("bridge.log.summary-interval", 300_000));
+        }
+    }
+
+    private static final class Outage {
+        final Instant since;
+        long failedAttempts;
+        String lastError;
+        Instant lastLogged;
+
+        Outage(Instant since) {
+            this.since = since;
+            this.lastLogged = since;
+        }
+    }
+
+    private final Settings settings;
+    private final SinkRegistry sinks;
+    private final Spool spool;
+    private final PollBackoff poll;
+    private final Clock clock;
+    private final Map<String, Outage> sinkOutages = new ConcurrentHashMap<>();
+    private volatile Instant imdsLastLogged;
+    private ScheduledExecutorService ticker;
+
+    public OutageLog(Settings settings, SinkRegistry sinks, Spool spool, PollBackoff poll, Clock clock) {
+        this.settings = settings;
+        this.sinks = sinks;
+        this.spool = spool;
+        this.poll = poll;
+        this.clock = clock;
+    }
+
+    /** The sink error handler's onRedelivery: one failed attempt. */
+    public void attemptFailed(String sinkId, Throwable cause) {
+        String error = describe(cause);
+        Instant now = clock.instant();
+        Outage outage = sinkOutages.computeIfAbsent(sinkId, id -> {
+            LOG.warn("Sink {} is failing: {}. Retrying with back-off; messages wait on disk, nothing is lost "
+                    + "(next summary in {} s)", sinks.label(id), error, settings.summaryInterval().toSeconds());
+            return new Outage(now);
+        });
+        synchronized (outage) {
+            outage.failedAttempts++;
+            outage.lastError = error;
+        }
+    }
+
+    /** Route step after a delivery: ends the sink's outage, if it had one. */
+    public void delivered(@ExchangeProperty("sinkId") String sinkId) {
+        if (sinkId == null) {
+            return;
+        }
+        Outage outage = sinkOutages.remove(sinkId);
+        if (outage != null) {
+            LOG.info("Sink {} recovered: delivering again after {} s ({} failed attempt(s)); {} message(s) still waiting",
+                    sinks.label(sinkId), Duration.between(outage.since, clock.instant()).toSeconds(),
+                    outage.failedAttempts, spool.depth(sinkId));
+        }
+    }
+
+    /** Logs the summaries that are due; called by the ticker, and by tests. */
+    public void summarize() {
+        Instant now = clock.instant();
+        sinkOutages.forEach((sinkId, outage) -> {
+            synchronized (outage) {
+                if (Duration.between(outage.lastLogged, now).compareTo(settings.summaryInterval()) < 0) {
+                    return;
+                }
+                outage.lastLogged = now;
+                Instant oldest = spool.waitingSince(sinkId);
+                LOG.warn("Sink {} still failing for {} s: {} message(s) waiting{}, {} failed attempt(s), last error: {}",
+                        sinks.label(sinkId), Duration.between(outage.since, now).toSeconds(), spool.depth(sinkId),
+                        oldest == null ? "" : ", oldest for " + Duration.between(oldest, now).toSeconds() + " s",
+                        outage.failedAttempts, outage.lastError);
+            }
+        });
+        int failures = poll.consecutiveFailures();
+        if (failures == 0) {
+            imdsLastLogged = null;
+            return;
+        }
+        Instant reference = imdsLastLogged;
+        if (reference == null) {
+            // PollBackoff logged the first failure; the summaries count from then.
+            imdsLastLogged = now;
+            return;
+        }
+        if (Duration.between(reference, now).compareTo(settings.summaryInterval()) >= 0) {
+            imdsLastLogged = now;
+            Instant last = poll.lastAnswer();
+            LOG.warn("IMDS still failing: {} failed poll(s) in a row, last complete document {}, last error: {}",
+                    failures, last == null ? "never (since start)" : Duration.between(last, now).toSeconds() + " s ago",
+                    poll.lastFailureKind());
+        }
+    }
+
+    static String describe(Throwable cause) {
+        if (cause == null) {
+            return "unknown error";
+        }
+        String message = cause.getMessage() == null ? cause.getClass().getSimpleName()
+                : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+        Matcher matcher = URL.matcher(message);
+        StringBuilder out = new StringBuilder();
+        while (matcher.find()) {
+            matcher.appendReplacement(out, Matcher.quoteReplacement(BridgeSettings.redact(matcher.group())));
+        }
+        String text = matcher.appendTail(out).toString();
+        return text.length() > 300 ? text.substring(0, 300) + "…" : text;
+    }
+
+    @Override
+    protected void doStart() {
+        long tick = Math.max(50, Math.min(1000, settings.summaryInterval().toMillis() / 10));
+        ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "outage-log");
+            thread.setDaemon(true);
+            return thread;
+        });
+        ticker.scheduleWithFixedDelay(() -> {
+            try {
+                summarize();
+            } catch (RuntimeException e) {
+                LOG.debug("Outage summary failed", e);
+            }
+        }, tick, tick, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    protected void doStop() {
+        if (ticker != null) {
+            ticker.shutdownNow();
+        }
+    }
+
+    /** Once the routes stopped: one line per sink with messages left, instead of one per message. */
+    public void reportBacklog() {
+        Instant now = clock.instant();
+        for (Sink sink : sinks.sinks()) {
+            long depth = spool.depth(sink.id());
+            if (depth > 0) {
+                Instant oldest = spool.waitingSince(sink.id());
+                LOG.warn("Stopping with {} undelivered message(s) for sink {}{}: kept in the spool, delivered after the next start",
+                        depth, sinks.label(sink.id()),
+                        oldest == null ? "" : " (oldest waiting " + Duration.between(oldest, now).toSeconds() + " s)");
+            }
+        }
+    }
+}
