@@ -48,13 +48,15 @@ public record BridgeSettings(
         double simulatorSpeed,
         List<String> simulatorScenarios,
         boolean simulatorLoop,
-        ManagementSettings management) {
+        ManagementSettings management,
+        io.github.scheduledeventsbridge.action.ActionSettings actions) {
 
     /** IMDS allows 5 requests per second. */
     public static final long MIN_POLL_INTERVAL_MS = 200;
 
     public static final Set<String> TRANSITIONS =
-            Set.of("Scheduled", "Started", "Rescheduled", "Completed", "Cancelled", "Approved");
+            Set.of("Scheduled", "Started", "Rescheduled", "Completed", "Cancelled", "Approved",
+                    "ActionSucceeded", "ActionFailed");
     public static final Set<String> EVENT_TYPES = Set.of("Freeze", "Reboot", "Redeploy", "Preempt", "Terminate");
 
     /** How a webhook target wants its messages: CloudEvents (default), or a chat tool's own format. */
@@ -222,7 +224,8 @@ public record BridgeSettings(
                 r.positiveDouble("bridge.simulator.speed", 60),
                 r.list("bridge.simulator.scenarios"),
                 r.bool("bridge.simulator.loop", true),
-                management(r));
+                management(r),
+                io.github.scheduledeventsbridge.action.ActionSettings.read(r));
     }
 
     /**
