@@ -39,6 +39,9 @@ public final class TransitionSummary {
             case "Completed" -> subject + " completed";
             case "Cancelled" -> subject + " cancelled";
             case "Approved" -> subject + " approved";
+            case "ActionSucceeded" -> subject + ": " + text(data, "action", "action") + " command succeeded";
+            case "ActionFailed" -> subject + ": " + text(data, "action", "action") + " command "
+                    + text(data, "outcome", "failed");
             default -> subject + " " + transition.toLowerCase(Locale.ROOT);
         };
     }
