@@ -4,6 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.Search;
+import org.apache.camel.health.HealthCheck;
+import org.apache.camel.health.HealthCheckHelper;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
@@ -104,6 +109,10 @@ class ActionsTest {
             imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
             try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+                MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
+                assertThat(Search.in(registry).name("bridge.actions").tag("action", "prepare").tag("outcome", "failed")
+                        .timer().count()).isEqualTo(1);
+                assertThat(Search.in(registry).name("bridge.vm.identity.known").gauge().value()).isEqualTo(1.0);
             }
             JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
                     .findFirst().orElseThrow().json();
@@ -114,6 +123,35 @@ class ActionsTest {
             assertThat(failed.path("data").path("exitCode").asInt()).isEqualTo(3);
             assertThat(failed.path("data").path("durationMs").isNumber()).isTrue();
             assertThat(failed.path("data").path("trigger").asText()).isEqualTo("Scheduled");
+        }
+    }
+
+    @Test
+    void whileThisVmIsUnknownEveryEventCountsAndLeaderOnlyApprovalSaysWhyNothingIsApproved() throws Exception {
+        String prepare = script("prepare.sh", "echo run >> " + work + "/prepare-$SEB_EVENT_ID.count");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
+             LogCapture log = LogCapture.install()) {
+            imds.serve(Docs.document(1, Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
+            try (InProcessAgent a = agent(imds, webhook)
+                    .with("bridge.imds.instance-url", "http://127.0.0.1:9/metadata/instance/compute")
+                    .with("bridge.action.prepare.command", prepare)
+                    .with("bridge.approval.auto.after-prepare", "true").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(OTHERS).contains("ActionSucceeded"));
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+                // "full": the default exposure level lists only checks that are DOWN.
+                var identity = HealthCheckHelper.invoke(a.context(), c -> Map.of(HealthCheck.CHECK_KIND,
+                                HealthCheck.Kind.READINESS), c -> !c.isReadiness(), "full").stream()
+                        .filter(r -> r.getCheck().getId().equals("vm-identity")).findFirst().orElseThrow();
+                assertThat(identity.getState()).isEqualTo(HealthCheck.State.UP);
+                assertThat(identity.getDetails()).containsEntry("known", false);
+                MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
+                assertThat(Search.in(registry).name("bridge.vm.identity.known").gauge().value()).isZero();
+            }
+            assertThat(lines(work.resolve("prepare-" + OTHERS + ".count"))).hasSize(1);
+            assertThat(imds.startRequests()).isEmpty();
+            assertThat(log.lines().stream().filter(l -> l.contains("IMDS name is not known yet")).count())
+                    .as(log.text()).isEqualTo(1);
         }
     }
 
