@@ -113,7 +113,7 @@ public final class ActionRunner {
                 LOG.warn("The {} command for {} was interrupted (agent stopped while it ran): running it again",
                         entry.action(), eventId(entry));
                 pool.submit(() -> run(entry));
-            } else {
+            } else if (!entry.reported() || entry.approvalPending()) {
                 pool.submit(() -> afterwards(entry));
             }
         }
