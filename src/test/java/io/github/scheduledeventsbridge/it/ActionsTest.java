@@ -156,6 +156,24 @@ class ActionsTest {
     }
 
     @Test
+    void sinksFilterOutcomeMessagesLikeTransitions() throws Exception {
+        String prepare = script("prepare.sh", "[ \"$SEB_EVENT_ID\" = " + MINE + " ] && exit 1; exit 0");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test"),
+                    Docs.scheduled(MINE_TOO, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
+                    .with("bridge.webhook.filter.transitions", "ActionFailed").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+                await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(state.resolve("actions.json"))
+                        && Files.readString(state.resolve("actions.json")).split("\"finished\"").length == 3);
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+            assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::transition).containsExactly("ActionFailed");
+        }
+    }
+
+    @Test
     void aCommandPastTheTimeoutIsKilledWithItsChildren() throws Exception {
         Path pid = work.resolve("child.pid");
         String prepare = script("prepare.sh", "sleep 300 & echo $! > " + pid + "; wait");
