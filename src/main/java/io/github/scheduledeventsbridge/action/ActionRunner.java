@@ -18,13 +18,7 @@ import org.apache.camel.ProducerTemplate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.format.DateTimeFormatter;
@@ -123,7 +117,7 @@ public final class ActionRunner {
         pool.shutdownNow();
         for (Process process : running) {
             try {
-                killTree(process);
+                ShellCommand.killTree(process);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -192,66 +186,36 @@ public final class ActionRunner {
         String command = entry.action().equals(PREPARE) ? settings.prepareCommand() : settings.recoverCommand();
         JsonNode data = entry.input().path("data");
         String eventId = data.path("eventId").asText();
-        List<String> argv = new ArrayList<>();
-        if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
-            argv.add("/usr/bin/setsid");
-        }
-        argv.addAll(List.of("/bin/sh", "-c", command));
-        ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
-        environment(builder.environment(), data);
-        long started = System.nanoTime();
         LOG.info("Running the {} command for {} {} ({})", entry.action(), data.path("eventType").asText(), eventId,
                 data.path("transition").asText());
-        String outcome;
-        Integer exitCode = null;
+        ShellCommand.Result result;
         try {
-            Process process = builder.start();
-            running.add(process);
-            Thread reader = new Thread(() -> log(process, entry.action(), eventId), "bridge-action-output");
-            reader.setDaemon(true);
-            reader.start();
-            try (OutputStream stdin = process.getOutputStream()) {
-                stdin.write(MAPPER.writeValueAsBytes(entry.input()));
-            } catch (IOException ignored) {
-                // The command does not read its input: fine.
-            }
-            try {
-                if (process.waitFor(settings.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                    exitCode = process.exitValue();
-                    outcome = exitCode == 0 ? "succeeded" : "failed";
-                } else {
-                    killTree(process);
-                    outcome = "timed-out";
-                }
-            } finally {
-                running.remove(process);
-            }
-        } catch (IOException e) {
-            LOG.error("The {} command for {} cannot be started: {}", entry.action(), eventId, e.getMessage());
-            outcome = "failed";
+            result = ShellCommand.run(command, environment(data), MAPPER.writeValueAsBytes(entry.input()),
+                    settings.timeout(), entry.action() + " " + eventId, running);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while the command ran (agent stopping)", e);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
-        Duration took = Duration.ofNanos(System.nanoTime() - started);
-        if (outcome.equals("succeeded")) {
-            LOG.info("The {} command for {} succeeded in {} ms", entry.action(), eventId, took.toMillis());
+        if (result.succeeded()) {
+            LOG.info("The {} command for {} succeeded in {} ms", entry.action(), eventId, result.took().toMillis());
         } else {
             LOG.warn("The {} command for {} {} (exit code {}) after {} ms", entry.action(), eventId,
-                    outcome.equals("timed-out") ? "timed out and was killed with its children" : "failed",
-                    exitCode == null ? "none" : exitCode, took.toMillis());
+                    result.outcome().equals("timed-out") ? "timed out and was killed with its children" : "failed",
+                    result.exitCode() == null ? "none" : result.exitCode(), result.took().toMillis());
         }
         MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
         if (registry != null) {
-            Timer.builder("bridge.actions").tag("action", entry.action()).tag("outcome", outcome)
-                    .description("Prepare and recover commands run on this VM").register(registry).record(took);
+            Timer.builder("bridge.actions").tag("action", entry.action()).tag("outcome", result.outcome())
+                    .description("Prepare and recover commands run on this VM").register(registry).record(result.took());
         }
-        return outcomeEvent(entry, outcome, exitCode, took);
+        return outcomeEvent(entry, result.outcome(), result.exitCode(), result.took());
     }
 
-    private static void environment(Map<String, String> env, JsonNode data) {
-        // The agent's own configuration (secrets included) is not the command's business.
-        env.keySet().removeIf(k -> k.startsWith("BRIDGE_"));
+    /** CONTRACT §7's SEB_* variables, from the transition's CloudEvent data. */
+    private static Map<String, String> environment(JsonNode data) {
+        Map<String, String> env = new java.util.LinkedHashMap<>();
         env.put("SEB_TRANSITION", data.path("transition").asText(""));
         env.put("SEB_EVENT_ID", data.path("eventId").asText(""));
         env.put("SEB_EVENT_TYPE", data.path("eventType").asText(""));
@@ -264,32 +228,7 @@ public final class ActionRunner {
         env.put("SEB_EVENT_SOURCE", data.path("eventSource").asText(""));
         env.put("SEB_DESCRIPTION", data.path("description").asText(""));
         env.put("SEB_VM_NAME", data.path("vm").path("name").asText(""));
-    }
-
-    private static void log(Process process, String action, String eventId) {
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = lines.readLine()) != null) {
-                LOG.info("[{} {}] {}", action, eventId, line.length() > 2000 ? line.substring(0, 2000) + "…" : line);
-            }
-        } catch (IOException ignored) {
-            // The process was killed.
-        }
-    }
-
-    /** The whole session (setsid made the shell its leader), then anything left below it. */
-    private static void killTree(Process process) throws InterruptedException {
-        List<ProcessHandle> below = process.descendants().toList();
-        try {
-            new ProcessBuilder("kill", "-KILL", "--", "-" + process.pid()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(5, TimeUnit.SECONDS);
-        } catch (IOException e) {
-            LOG.debug("kill of process group {} failed: {}", process.pid(), e.getMessage());
-        }
-        below.forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
-        process.waitFor(5, TimeUnit.SECONDS);
+        return env;
     }
 
     private ObjectNode outcomeEvent(ActionState.Entry entry, String outcome, Integer exitCode, Duration took) {
