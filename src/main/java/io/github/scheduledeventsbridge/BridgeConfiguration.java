@@ -137,6 +137,8 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("eventHubsBatch", new EventHubsBatch());
 
         context.addStartupListener(new StartupRecovery());
+        ReadinessChecks.registerIdentity(context, identity);
+        configureActions(context, settings.actions(), identity, journal, clock, settings.stateDir());
 
         configureApprovals(context, settings, journal, clock);
         io.github.scheduledeventsbridge.approval.ApprovalSettings.Auto auto = settings.approval().auto();
@@ -244,6 +246,33 @@ public class BridgeConfiguration implements CamelConfiguration {
             server.stop();
             throw new IllegalStateException("Cannot add the approval server", e);
         }
+    }
+
+    /** CONTRACT §7 and §8: the prepare/recover runner (always bound; idle without commands) and the drain signal. */
+    private static void configureActions(CamelContext context, io.github.scheduledeventsbridge.action.ActionSettings actions,
+                                         VmIdentity identity, TransitionJournal journal, Clock clock,
+                                         java.nio.file.Path stateDir) throws Exception {
+        var runner = new io.github.scheduledeventsbridge.action.ActionRunner(actions,
+                new io.github.scheduledeventsbridge.action.ActionState(stateDir), identity, journal, context, clock);
+        context.getRegistry().bind("actionRunner", runner);
+        var drain = new io.github.scheduledeventsbridge.action.DrainSignal(journal, identity, actions.drainLeadTime(), clock);
+        context.getRegistry().bind("drainSignal", drain);
+        if (actions.any()) {
+            LOG.info("Actions on this VM: prepare {}, recover {}, timeout {} ms{}",
+                    actions.prepareCommand().isEmpty() ? "off" : "on", actions.recoverCommand().isEmpty() ? "off" : "on",
+                    actions.timeout().toMillis(), actions.approveAfterPrepare() ? ", approval after a successful prepare" : "");
+        }
+        if (actions.drainEnabled()) {
+            // Bound before any route starts: a port that cannot be bound stops start-up (exit 2, one line).
+            drain.start(actions.drainHost(), actions.drainPort());
+        }
+        context.addService(new ServiceSupport() {
+            @Override
+            protected void doStop() {
+                runner.stop();
+                drain.close();
+            }
+        }, true, true);
     }
 
     /** Visible in Hawtio's JMX tree next to Camel's own MBeans; replaces a leftover from a previous context. */

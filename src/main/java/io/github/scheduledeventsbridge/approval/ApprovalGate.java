@@ -212,7 +212,7 @@ public final class ApprovalGate {
     }
 
     /** The exact body IMDS documents, with the ids as IMDS itself spelled them. */
-    static String startRequests(List<ScheduledEvent> events) {
+    public static String startRequests(List<ScheduledEvent> events) {
         ObjectNode root = MAPPER.createObjectNode();
         ArrayNode requests = root.putArray("StartRequests");
         events.forEach(e -> requests.addObject().put("EventId", e.eventId()));

@@ -28,6 +28,10 @@ public final class ApprovalPolicy {
         this.leaderOnly = leaderOnly;
     }
 
+    public boolean leaderOnly() {
+        return leaderOnly;
+    }
+
     public boolean hasRules() {
         return userInitiated || freezeMaxSeconds != null || !eventTypes.isEmpty();
     }
@@ -55,7 +59,7 @@ public final class ApprovalPolicy {
     }
 
     /** The leader is the first VM of Resources; a VM that does not know its own name is never the leader. */
-    static boolean isLeader(ScheduledEvent event, VmIdentity.Vm vm) {
+    public static boolean isLeader(ScheduledEvent event, VmIdentity.Vm vm) {
         return vm != null && !event.resources().isEmpty() && event.resources().get(0).equalsIgnoreCase(vm.name());
     }
 

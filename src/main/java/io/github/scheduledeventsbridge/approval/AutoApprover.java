@@ -58,6 +58,9 @@ public final class AutoApprover {
             return List.of();
         }
         List<ScheduledEvent> current = journal.lastDocument().events();
+        if (policy.leaderOnly() && identity.vm() == null && !current.isEmpty()) {
+            identity.warnUnknown("with bridge.approval.auto.leader-only=true nothing is auto-approved until it is");
+        }
         Set<String> listed = current.stream().map(ScheduledEvent::key).collect(Collectors.toSet());
         handled.keySet().retainAll(listed);
         failed.retainAll(listed);

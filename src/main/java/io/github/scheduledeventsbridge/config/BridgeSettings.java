@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.config;
 
+import io.github.scheduledeventsbridge.action.ActionSettings;
 import io.github.scheduledeventsbridge.approval.ApprovalSettings;
 import io.github.scheduledeventsbridge.delivery.DeliverySettings;
 import io.github.scheduledeventsbridge.delivery.WebhookSettings;
@@ -31,7 +32,8 @@ public record BridgeSettings(
         ApprovalSettings approval,
         HealthSettings health,
         SimulatorSettings simulator,
-        ManagementSettings management) {
+        ManagementSettings management,
+        ActionSettings actions) {
 
     public static BridgeSettings read(Function<String, String> properties) {
         SettingsReader r = new SettingsReader(properties);
@@ -50,7 +52,8 @@ public record BridgeSettings(
                 ApprovalSettings.read(r),
                 HealthSettings.read(r),
                 SimulatorSettings.read(r),
-                ManagementSettings.read(r));
+                ManagementSettings.read(r),
+                ActionSettings.read(r));
     }
 
     @Override

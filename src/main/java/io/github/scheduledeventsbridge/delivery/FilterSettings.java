@@ -10,7 +10,8 @@ import java.util.Set;
 public record FilterSettings(Set<String> transitions, Set<String> eventTypes, boolean ownOnly) {
 
     public static final Set<String> TRANSITIONS =
-            Set.of("Scheduled", "Started", "Rescheduled", "Completed", "Cancelled", "Approved");
+            Set.of("Scheduled", "Started", "Rescheduled", "Completed", "Cancelled", "Approved",
+                    "ActionSucceeded", "ActionFailed");
     public static final Set<String> EVENT_TYPES = Set.of("Freeze", "Reboot", "Redeploy", "Preempt", "Terminate");
 
     /** {@code <prefix>.transitions}, {@code .event-types} (comma lists, checked) and {@code .resources}. */

@@ -71,6 +71,25 @@ public final class ReadinessChecks {
         }));
     }
 
+    /**
+     * Whether this VM knows its IMDS name. An unknown name does not make the agent unready (it still forwards
+     * every event), but leader-only auto-approval approves nothing and actions and the drain signal count every
+     * event as this VM's until it is known: the details say so.
+     */
+    public static void registerIdentity(CamelContext context, io.github.scheduledeventsbridge.imds.VmIdentity identity) {
+        HealthCheckRegistry.get(context).register(new Check("vm-identity", builder -> {
+            Map<String, Object> details = new java.util.LinkedHashMap<>();
+            details.put("known", identity.isKnown());
+            if (identity.isKnown()) {
+                details.put("name", identity.vm().name());
+            } else {
+                details.put("consequence", "leader-only auto-approval approves nothing; actions and the drain signal "
+                        + "treat every event as affecting this VM");
+            }
+            report(builder, Optional.empty(), details);
+        }));
+    }
+
     private static void report(HealthCheckResultBuilder builder, Optional<String> problem, Map<String, Object> details) {
         builder.details(details);
         problem.ifPresentOrElse(p -> builder.message(p).down(), builder::up);

@@ -24,6 +24,7 @@ public final class VmIdentity {
     private final Clock clock;
     private volatile Vm vm;
     private volatile Instant lastAttempt = Instant.MIN;
+    private final java.util.concurrent.atomic.AtomicBoolean warned = new java.util.concurrent.atomic.AtomicBoolean();
 
     public VmIdentity(Clock clock) {
         this.clock = clock;
@@ -35,6 +36,17 @@ public final class VmIdentity {
 
     public boolean isKnown() {
         return vm != null;
+    }
+
+    /**
+     * Decisions about "this VM" (leader-only approval, actions, the drain signal) cannot be made while the name
+     * is unknown: says so once, with what the agent does instead. Readiness and bridge.vm.identity.known show it.
+     */
+    public void warnUnknown(String consequence) {
+        if (vm == null && warned.compareAndSet(false, true)) {
+            org.slf4j.LoggerFactory.getLogger(VmIdentity.class).warn("This VM's IMDS name is not known yet "
+                    + "(instance metadata has not answered): {} (said once; retried every 30 s)", consequence);
+        }
     }
 
     /** True when the identity is still unknown and the last attempt is old enough to try again. */

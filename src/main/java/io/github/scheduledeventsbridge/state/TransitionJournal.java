@@ -110,10 +110,15 @@ public final class TransitionJournal {
 
     /** Records transitions that do not come from a poll (approvals). */
     public synchronized List<OutboundEvent> record(List<DetectedTransition> transitions) throws IOException {
+        return recordCloudEvents(transitions.stream().map(factory::create).toList());
+    }
+
+    /** Records ready-made CloudEvents (action outcomes) into the outbox; the next poll dispatches them. */
+    public synchronized List<OutboundEvent> recordCloudEvents(List<ObjectNode> cloudEvents) throws IOException {
         List<OutboundEvent> recorded = new ArrayList<>(outbox);
         long seq = nextSeq;
-        for (DetectedTransition transition : transitions) {
-            recorded.add(new OutboundEvent(seq++, factory.create(transition)));
+        for (ObjectNode cloudEvent : cloudEvents) {
+            recorded.add(new OutboundEvent(seq++, cloudEvent));
         }
         save(document, seq, recorded, watch.lastObserved());
         return outbox;

@@ -41,6 +41,9 @@ public final class TransitionSummary {
             case "Approved" -> data.path("approval").path("dryRun").asBoolean(false)
                     ? "DRY RUN: " + subject + " would be approved (nothing was sent to IMDS)"
                     : subject + " approved";
+            case "ActionSucceeded" -> subject + ": " + text(data, "action", "action") + " command succeeded";
+            case "ActionFailed" -> subject + ": " + text(data, "action", "action") + " command "
+                    + text(data, "outcome", "failed");
             default -> subject + " " + transition.toLowerCase(Locale.ROOT);
         };
     }

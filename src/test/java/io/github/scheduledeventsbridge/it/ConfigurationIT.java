@@ -44,6 +44,19 @@ class ConfigurationIT {
     }
 
     @Test
+    void aDrainPortThatCannotBeBoundIsOneLineAndExitTwo() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0);
+             AgentProcess agent = AgentProcess.start("drain-port", AgentProcess.env(
+                     "BRIDGE_DRAIN_PORT", Integer.toString(taken.getLocalPort()),
+                     "BRIDGE_SIMULATOR_ENABLED", "true", "BRIDGE_STATE_DIR", work.resolve("s").toString()), Map.of(), work)) {
+            assertThat(agent.waitForExit(60)).isEqualTo(2);
+            assertThat(refusal(agent.output())).contains("Bad configuration: bridge.drain.port: cannot listen on 0.0.0.0:"
+                    + taken.getLocalPort());
+            assertThat(agent.output()).doesNotContain("\tat ");
+        }
+    }
+
+    @Test
     void aBadEnvironmentVariableStopsStartUpToo() throws Exception {
         try (AgentProcess agent = AgentProcess.start("bad-env", AgentProcess.env(
                 "BRIDGE_IMDS_POLL_INTERVAL", "100", "BRIDGE_STATE_DIR", work.resolve("s").toString()), Map.of(), work)) {
@@ -127,7 +140,9 @@ class ConfigurationIT {
     @CsvSource(delimiter = '|', value = {
             "BRIDGE_LOG_FORMAT               | xml  | bridge.log.format: 'xml' is neither text nor json",
             "BRIDGE_EMAIL_USERNAME           | seb  | bridge.email.password: is required when bridge.email.username is set",
-            "BRIDGE_DELIVERY_INITIAL_BACKOFF | 9000 | bridge.delivery.initial-backoff: 9000 is above bridge.delivery.max-backoff"})
+            "BRIDGE_DELIVERY_INITIAL_BACKOFF | 9000 | bridge.delivery.initial-backoff: 9000 is above bridge.delivery.max-backoff",
+            "BRIDGE_APPROVAL_AUTO_AFTER_PREPARE | true | bridge.approval.auto.after-prepare: true needs bridge.action.prepare.command",
+            "BRIDGE_ACTION_PREPARE_EVENT_TYPES | Nap | bridge.action.prepare.event-types: 'Nap' is not one of"})
     void settingsThatCanNeverWorkAreRefusedAtStartUp(String variable, String value, String reason) throws Exception {
         Map<String, String> env = AgentProcess.env(variable, value, "BRIDGE_STATE_DIR", work.resolve("s").toString(),
                 "BRIDGE_EMAIL_HOST", "smtp.example.com", "BRIDGE_EMAIL_FROM", "a@example.com",

@@ -61,9 +61,34 @@ class TryOnSimulatorIT {
         }
     }
 
+    @Test
+    void withActionsTheExampleCommandsPrintTheirPrepareAndRecoverLines() throws Exception {
+        Path log = work.resolve("run.log");
+        Process script = start(log, "--with-actions", "-Dbridge.drain.port=0");
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("RECOVER "));
+            String output = read(log);
+            assertThat(output).containsPattern("\\[prepare [0-9A-Fa-f-]+\\] PREPARE Freeze [0-9A-Fa-f-]+ on sim-vm-0");
+            assertThat(output).containsPattern("\\[recover [0-9A-Fa-f-]+\\] RECOVER [0-9A-Fa-f-]+ after Completed");
+            assertThat(output).contains("after its prepare command succeeded");
+            script.destroy();
+            assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            script.destroyForcibly();
+        }
+    }
+
     private Process start(Path log, String option) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder("bin/try-on-simulator", "-Dbridge.management.port=0",
-                "-Dbridge.simulator.speed=600", option)
+        return start(log, null, option);
+    }
+
+    private Process start(Path log, String first, String option) throws Exception {
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("bin/try-on-simulator"));
+        if (first != null) {
+            command.add(first);
+        }
+        command.addAll(java.util.List.of("-Dbridge.management.port=0", "-Dbridge.simulator.speed=600", option));
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(new File(".")).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().put("SEB_SKIP_BUILD", "1");
         return builder.start();

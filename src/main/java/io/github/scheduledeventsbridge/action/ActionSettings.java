@@ -1,0 +1,44 @@
+package io.github.scheduledeventsbridge.action;
+
+import io.github.scheduledeventsbridge.config.BadConfigurationException;
+import io.github.scheduledeventsbridge.delivery.FilterSettings;
+import io.github.scheduledeventsbridge.config.SettingsReader;
+
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * CONTRACT §7 and §8: the operator's prepare and recover commands, approval after a successful prepare,
+ * and the drain signal. Empty commands and an empty drain port mean off.
+ */
+public record ActionSettings(String prepareCommand, Set<String> prepareEventTypes, String recoverCommand,
+                             Duration timeout, boolean approveAfterPrepare, boolean leaderOnly,
+                             String drainHost, Integer drainPort, Duration drainLeadTime) {
+
+    public boolean any() {
+        return !prepareCommand.isBlank() || !recoverCommand.isBlank();
+    }
+
+    public boolean drainEnabled() {
+        return drainPort != null;
+    }
+
+    public static ActionSettings read(SettingsReader r) {
+        String prepare = r.string("bridge.action.prepare.command", "").trim();
+        boolean after = r.bool("bridge.approval.auto.after-prepare", false);
+        if (after && prepare.isEmpty()) {
+            throw new BadConfigurationException("bridge.approval.auto.after-prepare",
+                    "true needs bridge.action.prepare.command (nothing would ever be approved)");
+        }
+        String port = r.string("bridge.drain.port", "").trim();
+        return new ActionSettings(prepare,
+                r.names("bridge.action.prepare.event-types", "all", FilterSettings.EVENT_TYPES),
+                r.string("bridge.action.recover.command", "").trim(),
+                r.millis("bridge.action.timeout", 300_000),
+                after,
+                r.bool("bridge.approval.auto.leader-only", true),
+                r.resolvableHost("bridge.drain.host", "0.0.0.0"),
+                port.isEmpty() ? null : r.port("bridge.drain.port", 0),
+                r.millis("bridge.drain.lead-time", 300_000));
+    }
+}

@@ -1,0 +1,91 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.testing.AgentProcess;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * CONTRACT §7 across SIGKILL of the packaged agent: an action interrupted by the kill runs again, a finished one
+ * never does (state/actions.json).
+ */
+class ActionsKillNineIT {
+
+    private static final String EVENT = "AAAAAAAA-9999-9999-9999-999999999999";
+    private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
+
+    @TempDir
+    Path work;
+
+    private AgentProcess agent(ScriptedImds imds, WebhookReceiver webhook) throws IOException {
+        String prepare = "echo $$ > " + work + "/prepare.pid; echo start >> " + work + "/prepare.starts; "
+                + "while [ -e " + work + "/block ]; do sleep 0.1; done; echo done >> " + work + "/prepare.done";
+        String recover = "echo run >> " + work + "/recover.runs";
+        return AgentProcess.start("actions-kill-nine", AgentProcess.env(
+                "BRIDGE_IMDS_URL", imds.url(),
+                "BRIDGE_IMDS_INSTANCE_URL", imds.instanceUrl(),
+                "BRIDGE_IMDS_POLL_INTERVAL", "200",
+                "BRIDGE_STATE_DIR", work.resolve("state").toString(),
+                "BRIDGE_WEBHOOK_URLS", webhook.url(),
+                "BRIDGE_WEBHOOK_SECRET", "kill-secret",
+                "BRIDGE_ACTION_PREPARE_COMMAND", prepare,
+                "BRIDGE_ACTION_RECOVER_COMMAND", recover), Map.of(), work);
+    }
+
+    private List<String> lines(String name) throws IOException {
+        Path file = work.resolve(name);
+        return Files.exists(file) ? Files.readAllLines(file) : List.of();
+    }
+
+    @Test
+    void anInterruptedPrepareRunsAgainAndAFinishedOneNever() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("kill-secret")) {
+            imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
+            Files.createFile(work.resolve("block"));
+
+            // 1. Killed while the prepare command runs.
+            AgentProcess first = agent(imds, webhook);
+            await().atMost(Duration.ofSeconds(60)).until(() -> lines("prepare.starts").size() == 1);
+            first.kill9();
+            // The command lives on in its own session after the agent's death; this VM "rebooted": it is gone.
+            long orphan = Long.parseLong(lines("prepare.pid").get(0).trim());
+            ProcessHandle.of(orphan).ifPresent(ProcessHandle::destroyForcibly);
+            await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(orphan).map(p -> !p.isAlive()).orElse(true));
+            assertThat(lines("prepare.done")).isEmpty();
+            Files.delete(work.resolve("block"));
+
+            // 2. Restarted: the interrupted prepare runs again and finishes; then killed once more.
+            AgentProcess second = agent(imds, webhook);
+            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.transitionsOf(EVENT).contains("ActionSucceeded"));
+            second.kill9();
+            assertThat(lines("prepare.starts")).hasSize(2);
+            assertThat(lines("prepare.done")).hasSize(1);
+
+            // 3. Restarted again: the finished prepare is not run a third time; the end of the event recovers once.
+            try (AgentProcess third = agent(imds, webhook)) {
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= served + 5);
+                imds.serve(Docs.document(2));
+                await().atMost(Duration.ofSeconds(30)).until(() -> lines("recover.runs").size() == 1);
+                int later = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= later + 5);
+            }
+            assertThat(lines("prepare.starts")).hasSize(2);
+            assertThat(lines("prepare.done")).hasSize(1);
+            assertThat(lines("recover.runs")).hasSize(1);
+            assertThat(webhook.transitionsOf(EVENT)).containsSubsequence("Scheduled", "ActionSucceeded", "Cancelled");
+        }
+    }
+}

@@ -1,0 +1,254 @@
+package io.github.scheduledeventsbridge.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.Search;
+import org.apache.camel.health.HealthCheck;
+import org.apache.camel.health.HealthCheckHelper;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** CONTRACT §7 over real sockets and real processes: prepare, recover, timeouts, approval after prepare. */
+class ActionsTest {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
+    private static final String MINE = "AAAAAAAA-0000-0000-0000-0000000000A1";
+    private static final String MINE_TOO = "AAAAAAAA-0000-0000-0000-0000000000A2";
+    private static final String OTHERS = "BBBBBBBB-0000-0000-0000-0000000000B1";
+
+    @TempDir
+    Path state;
+    @TempDir
+    Path work;
+
+    private String script(String name, String body) throws Exception {
+        Path file = work.resolve(name);
+        Files.writeString(file, "#!/bin/sh\n" + body + "\n");
+        return "sh " + file;
+    }
+
+    private InProcessAgent.Builder agent(ScriptedImds imds, WebhookReceiver webhook) {
+        return InProcessAgent.builder(state).imds(imds)
+                .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s");
+    }
+
+    private static List<String> lines(Path file) throws Exception {
+        return Files.exists(file) ? Files.readAllLines(file) : List.of();
+    }
+
+    @Test
+    void prepareOncePerEventWithEnvironmentAndInputThenRecoverAfterCompletedAndCancelled() throws Exception {
+        String record = "echo run >> " + work + "/$1-$SEB_EVENT_ID.count; env | grep '^SEB_' | sort > " + work
+                + "/$1-$SEB_EVENT_ID.env; cat > " + work + "/$1-$SEB_EVENT_ID.json; echo \"$1 line for $SEB_EVENT_ID\"";
+        String prepare = script("prepare.sh", record.replace("$1", "prepare"));
+        String recover = script("recover.sh", record.replace("$1", "recover"));
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test", "vm-other"),
+                    Docs.scheduled(MINE_TOO, "Freeze", NOT_BEFORE, "vm-under-test"),
+                    Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
+                    .with("bridge.action.recover.command", recover).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() ->
+                        webhook.transitionsOf(MINE).contains("ActionSucceeded")
+                                && webhook.transitionsOf(MINE_TOO).contains("ActionSucceeded"));
+                // MINE starts (no second prepare), MINE_TOO is withdrawn (Cancelled), then MINE completes.
+                imds.serve(Docs.document(2, Docs.started(MINE, "Reboot", "vm-under-test", "vm-other"),
+                        Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("Started")
+                        && webhook.transitionsOf(MINE_TOO).contains("Cancelled"));
+                imds.serve(Docs.document(3, Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
+                await().atMost(Duration.ofSeconds(20)).until(() ->
+                        webhook.transitionsOf(MINE).stream().filter("ActionSucceeded"::equals).count() == 2
+                                && webhook.transitionsOf(MINE_TOO).stream().filter("ActionSucceeded"::equals).count() == 2);
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+        }
+        assertThat(lines(work.resolve("prepare-" + MINE + ".count"))).hasSize(1);
+        assertThat(lines(work.resolve("prepare-" + MINE_TOO + ".count"))).hasSize(1);
+        assertThat(lines(work.resolve("recover-" + MINE + ".count"))).hasSize(1);
+        assertThat(lines(work.resolve("recover-" + MINE_TOO + ".count"))).hasSize(1);
+        assertThat(work.resolve("prepare-" + OTHERS + ".count")).as("not this VM's event").doesNotExist();
+
+        Map<String, String> env = lines(work.resolve("prepare-" + MINE + ".env")).stream()
+                .collect(Collectors.toMap(l -> l.substring(0, l.indexOf('=')), l -> l.substring(l.indexOf('=') + 1)));
+        assertThat(env).containsEntry("SEB_TRANSITION", "Scheduled").containsEntry("SEB_EVENT_ID", MINE)
+                .containsEntry("SEB_EVENT_TYPE", "Reboot").containsEntry("SEB_EVENT_STATUS", "Scheduled")
+                .containsEntry("SEB_NOT_BEFORE", "2022-04-11T22:26:58Z")
+                .containsEntry("SEB_RESOURCES", "vm-under-test,vm-other").containsEntry("SEB_DURATION_SECONDS", "5")
+                .containsEntry("SEB_EVENT_SOURCE", "Platform").containsEntry("SEB_DESCRIPTION", "test event")
+                .containsEntry("SEB_VM_NAME", "vm-under-test");
+        JsonNode input = MAPPER.readTree(work.resolve("prepare-" + MINE + ".json").toFile());
+        assertThat(input.path("type").asText()).isEqualTo("io.github.scheduledeventsbridge.transition.Scheduled");
+        assertThat(input.path("data").path("eventId").asText()).isEqualTo(MINE);
+        assertThat(lines(work.resolve("recover-" + MINE + ".env"))).contains("SEB_TRANSITION=Completed");
+        assertThat(lines(work.resolve("recover-" + MINE_TOO + ".env"))).contains("SEB_TRANSITION=Cancelled");
+    }
+
+    @Test
+    void outcomeMessagesCarryActionOutcomeExitCodeAndDuration() throws Exception {
+        String prepare = script("prepare.sh", "echo preparing; exit 3");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+                MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
+                assertThat(Search.in(registry).name("bridge.actions").tag("action", "prepare").tag("outcome", "failed")
+                        .timer().count()).isEqualTo(1);
+                assertThat(Search.in(registry).name("bridge.vm.identity.known").gauge().value()).isEqualTo(1.0);
+            }
+            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                    .findFirst().orElseThrow().json();
+            assertThat(failed.path("type").asText()).isEqualTo("io.github.scheduledeventsbridge.action.Failed");
+            assertThat(failed.path("subject").asText()).isEqualTo(MINE);
+            assertThat(failed.path("data").path("action").asText()).isEqualTo("prepare");
+            assertThat(failed.path("data").path("outcome").asText()).isEqualTo("failed");
+            assertThat(failed.path("data").path("exitCode").asInt()).isEqualTo(3);
+            assertThat(failed.path("data").path("durationMs").isNumber()).isTrue();
+            assertThat(failed.path("data").path("trigger").asText()).isEqualTo("Scheduled");
+        }
+    }
+
+    @Test
+    void whileThisVmIsUnknownEveryEventCountsAndLeaderOnlyApprovalSaysWhyNothingIsApproved() throws Exception {
+        String prepare = script("prepare.sh", "echo run >> " + work + "/prepare-$SEB_EVENT_ID.count");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
+             LogCapture log = LogCapture.install()) {
+            imds.serve(Docs.document(1, Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
+            try (InProcessAgent a = agent(imds, webhook)
+                    .with("bridge.imds.instance-url", "http://127.0.0.1:9/metadata/instance/compute")
+                    .with("bridge.action.prepare.command", prepare)
+                    .with("bridge.approval.auto.after-prepare", "true").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(OTHERS).contains("ActionSucceeded"));
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+                // "full": the default exposure level lists only checks that are DOWN.
+                var identity = HealthCheckHelper.invoke(a.context(), c -> Map.of(HealthCheck.CHECK_KIND,
+                                HealthCheck.Kind.READINESS), c -> !c.isReadiness(), "full").stream()
+                        .filter(r -> r.getCheck().getId().equals("vm-identity")).findFirst().orElseThrow();
+                assertThat(identity.getState()).isEqualTo(HealthCheck.State.UP);
+                assertThat(identity.getDetails()).containsEntry("known", false);
+                MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
+                assertThat(Search.in(registry).name("bridge.vm.identity.known").gauge().value()).isZero();
+            }
+            assertThat(lines(work.resolve("prepare-" + OTHERS + ".count"))).hasSize(1);
+            assertThat(imds.startRequests()).isEmpty();
+            assertThat(log.lines().stream().filter(l -> l.contains("IMDS name is not known yet")).count())
+                    .as(log.text()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void sinksFilterOutcomeMessagesLikeTransitions() throws Exception {
+        String prepare = script("prepare.sh", "[ \"$SEB_EVENT_ID\" = " + MINE + " ] && exit 1; exit 0");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test"),
+                    Docs.scheduled(MINE_TOO, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
+                    .with("bridge.webhook.filter.transitions", "ActionFailed").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+                await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(state.resolve("actions.json"))
+                        && Files.readString(state.resolve("actions.json")).split("\"finished\"").length == 3);
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+            assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::transition).containsExactly("ActionFailed");
+        }
+    }
+
+    @Test
+    void aCommandPastTheTimeoutIsKilledWithItsChildren() throws Exception {
+        Path pid = work.resolve("child.pid");
+        String prepare = script("prepare.sh", "sleep 300 & echo $! > " + pid + "; wait");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
+                    .with("bridge.action.timeout", "1500").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+            }
+            long child = Long.parseLong(Files.readString(pid).trim());
+            await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(child).map(p -> !p.isAlive()).orElse(true));
+            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false)).as("child sleep killed").isFalse();
+            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                    .findFirst().orElseThrow().json();
+            assertThat(failed.path("data").path("outcome").asText()).isEqualTo("timed-out");
+            assertThat(failed.path("data").path("exitCode").isNull()).isTrue();
+        }
+    }
+
+    @Test
+    void aSuccessfulPrepareApprovesAtImds() throws Exception {
+        String prepare = script("prepare.sh", "exit 0");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test", "vm-other"),
+                    Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other", "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
+                    .with("bridge.approval.auto.after-prepare", "true").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("Approved"));
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(OTHERS).contains("ActionSucceeded"));
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+            assertThat(imds.startRequests()).as("only the leader approves").hasSize(1);
+            assertThat(imds.startRequests().get(0).body()).isEqualTo("{\"StartRequests\":[{\"EventId\":\"" + MINE + "\"}]}");
+            JsonNode approved = webhook.delivered().stream().filter(r -> r.transition().equals("Approved"))
+                    .findFirst().orElseThrow().json();
+            assertThat(approved.path("data").path("approval").path("rule").asText()).isEqualTo("after-prepare");
+            assertThat(webhook.transitionsOf(MINE)).containsExactly("Scheduled", "ActionSucceeded", "Approved");
+        }
+    }
+
+    @Test
+    void aFailedPrepareNeverApproves() throws Exception {
+        String prepare = script("prepare.sh", "exit 1");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
+                    .with("bridge.approval.auto.after-prepare", "true").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+            assertThat(imds.startRequests()).isEmpty();
+            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                    .findFirst().orElseThrow().json();
+            assertThat(failed.path("data").path("approval").asText()).isEqualTo("withheld");
+            assertThat(webhook.transitionsOf(MINE)).doesNotContain("Approved");
+        }
+    }
+
+    @Test
+    void aLongPrepareDelaysNeitherPollingNorOtherDeliveries() throws Exception {
+        String prepare = script("prepare.sh", "[ \"$SEB_EVENT_ID\" = " + MINE + " ] && sleep 60; exit 0");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("Scheduled"));
+                long since = System.nanoTime();
+                imds.serve(Docs.document(2, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test"),
+                        Docs.scheduled(MINE_TOO, "Freeze", NOT_BEFORE, "vm-under-test")));
+                await().atMost(Duration.ofSeconds(15)).until(() -> webhook.transitionsOf(MINE_TOO).contains("Scheduled")
+                        && webhook.transitionsOf(MINE_TOO).contains("ActionSucceeded"));
+                assertThat(Duration.ofNanos(System.nanoTime() - since)).isLessThan(Duration.ofSeconds(15));
+                assertThat(webhook.transitionsOf(MINE)).as("still preparing").doesNotContain("ActionSucceeded");
+            }
+        }
+    }
+}
