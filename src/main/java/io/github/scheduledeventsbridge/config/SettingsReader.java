@@ -41,7 +41,8 @@ public final class SettingsReader {
     public String string(String key, String fallback) {
         String value = properties.apply(key);
         if (value != null && !value.equals(value.strip())) {
-            throw new BadConfigurationException(key, "'" + value + "' has white space around it");
+            // The value is not repeated: it may be a secret.
+            throw new BadConfigurationException(key, "has white space around its value");
         }
         return value == null ? fallback : value;
     }

@@ -56,7 +56,13 @@ public final class HttpAnswer {
         }
         retryDelay(retryAfter, clock.instant()).ifPresent(delay -> headers.put(REDELIVERY_DELAY_HEADER, delay.toMillis()));
         String answer = "HTTP " + status + reason(statusText, body);
-        if (status != null && status >= 400 && status <= 499 && status != 408 && status != 429) {
+        boolean redirect = status != null && status >= 300 && status <= 399;
+        if (redirect && headers.get("Location") != null) {
+            // Not followed (the signed POST would be replayed elsewhere): the configured URL is out of date.
+            answer += " (moved to " + io.github.scheduledeventsbridge.config.BridgeSettings.redact(
+                    String.valueOf(headers.get("Location"))) + ")";
+        }
+        if (redirect || status != null && status >= 400 && status <= 499 && status != 408 && status != 429) {
             throw new DeliveryRejectedException(sinkId + " refused the message: " + answer);
         }
         throw new DeliveryFailedException(sinkId + " answered " + answer + "; will retry");

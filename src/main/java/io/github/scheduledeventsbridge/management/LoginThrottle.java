@@ -15,8 +15,8 @@ import java.util.function.LongSupplier;
  *   credentials is checked, the right password included: it gets 429 and {@code Retry-After}. A good login
  *   (once unlocked) or {@link #FORGET_AFTER} without failures clears the record.</li>
  *   <li>Globally: more than {@value #GLOBAL_FAILURES_PER_MINUTE} wrong logins within a minute, from anywhere,
- *   lock every credential check until that minute is over (guessing from many addresses). This can shut out
- *   the operator during an attack: availability of the console matters less than its password.</li>
+ *   lock every address that has failed before until that minute is over (guessing from many addresses gets
+ *   one try per new address). An address without failures, the operator's, is never locked out by others.</li>
  *   <li>Memory is bounded: at most {@value #MAX_ADDRESSES} addresses are remembered, the least recently seen
  *   forgotten first; an attacker cycling through more addresses meets the global limit.</li>
  * </ul>
@@ -60,10 +60,13 @@ final class LoginThrottle {
         if (now - globalWindowStart >= MINUTE_NANOS) {
             globalWindowStart = now;
             globalFailures = 0;
-        } else if (globalFailures >= GLOBAL_FAILURES_PER_MINUTE) {
-            wait = globalWindowStart + MINUTE_NANOS - now;
         }
         Record record = addresses.get(address);
+        // The global limit holds back only addresses that have guessed wrong before: wrong logins from
+        // anywhere must not lock out an operator (or a metrics scraper) who never failed.
+        if (record != null && globalFailures >= GLOBAL_FAILURES_PER_MINUTE) {
+            wait = globalWindowStart + MINUTE_NANOS - now;
+        }
         if (record != null) {
             if (now - record.lastFailure >= FORGET_AFTER.toNanos()) {
                 addresses.remove(address);

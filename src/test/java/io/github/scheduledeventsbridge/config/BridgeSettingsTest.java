@@ -74,7 +74,9 @@ class BridgeSettingsTest {
     @DisplayName("white space around a value is refused: routes read the raw value, so the check does too")
     void whiteSpaceAroundAValueIsRefused() {
         assertThatThrownBy(() -> read("bridge.imds.poll-interval", " 500 "))
-                .hasMessageContaining("bridge.imds.poll-interval: ' 500 ' has white space around it");
+                .hasMessageContaining("bridge.imds.poll-interval: has white space around its value");
+        assertThatThrownBy(() -> read("bridge.webhook.secret", "my-very-secret-value "))
+                .hasMessageNotContaining("my-very-secret-value");
         assertThatThrownBy(() -> read("bridge.imds.url", " https://imds.example/x"))
                 .hasMessageContaining("bridge.imds.url");
     }

@@ -35,21 +35,31 @@ class HttpAnswerTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {408, 429, 500, 502, 503, 504, 301, 100})
-    @DisplayName("408, 429, 5xx and anything that is not a 4xx are retried until delivered")
+    @ValueSource(ints = {408, 429, 500, 502, 503, 504, 100})
+    @DisplayName("408, 429, 5xx and anything else that is neither a 3xx nor a 4xx are retried until delivered")
     void retried(int status) {
         assertThatThrownBy(() -> classify(status, null, null)).isInstanceOf(HttpAnswer.DeliveryFailedException.class)
                 .hasMessageContaining("webhook-abc").hasMessageContaining("HTTP " + status);
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {400, 401, 403, 404, 410, 413, 422})
-    @DisplayName("other 4xx: the receiver refuses the message")
+    @ValueSource(ints = {400, 401, 403, 404, 410, 413, 422, 301, 302, 307, 308})
+    @DisplayName("other 4xx, and redirects (never followed with a signed body): the receiver refuses the message")
     void refused(int status) {
         assertThatThrownBy(() -> classify(status, null, "{\"error\":\"see https://fn.example.com/api?code=SECRET\"}"))
                 .isInstanceOf(HttpAnswer.DeliveryRejectedException.class)
                 .hasMessageContaining("webhook-abc refused the message: HTTP " + status + " Reason")
                 .hasMessageContaining("https://fn.example.com/…").hasMessageNotContaining("SECRET");
+    }
+
+    @Test
+    @DisplayName("a redirect names the host it points to, never its path or query")
+    void redirectNamesItsTarget() {
+        Map<String, Object> headers = new HashMap<>();
+        headers.put("Location", "https://new.example.com/api/fn?code=TOKEN");
+        assertThatThrownBy(() -> answer.classify(308, "Permanent Redirect", null, null, "webhook-abc", headers))
+                .isInstanceOf(HttpAnswer.DeliveryRejectedException.class)
+                .hasMessageContaining("moved to https://new.example.com/…").hasMessageNotContaining("TOKEN");
     }
 
     @Test

@@ -56,13 +56,17 @@ class LoginThrottleTest {
     }
 
     @Test
-    void manyFailuresFromManyAddressesLockEveryoneUntilTheMinuteEnds() {
+    void manyFailuresFromManyAddressesLockEveryAddressThatFailedButNotAnOperatorWhoNeverDid() {
         for (int i = 0; i < LoginThrottle.GLOBAL_FAILURES_PER_MINUTE; i++) {
             throttle.failed("198.51.100." + i);
         }
-        assertThat(throttle.retryAfter("203.0.113.7")).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(1));
+        assertThat(throttle.retryAfter("198.51.100.1")).as("one failure, but the global limit is reached")
+                .isPositive().isLessThanOrEqualTo(Duration.ofMinutes(1));
+        assertThat(throttle.retryAfter("203.0.113.7")).as("the operator, who never failed, gets in").isZero();
+        throttle.failed("203.0.113.9");
+        assertThat(throttle.retryAfter("203.0.113.9")).as("a new address gets one try, then waits").isPositive();
         advance(Duration.ofMinutes(1));
-        assertThat(throttle.retryAfter("203.0.113.7")).isZero();
+        assertThat(throttle.retryAfter("198.51.100.1")).isZero();
     }
 
     @Test
