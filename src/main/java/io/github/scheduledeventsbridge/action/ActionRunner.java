@@ -60,6 +60,9 @@ public final class ActionRunner {
     /** Commands running now: killed with their children when the agent stops (they run again at the next start). */
     private final java.util.Set<Process> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    /** Prepares interrupted by the last stop, decided on the first document of this run. */
+    private final List<ActionState.Entry> deferredPrepares = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     public ActionRunner(ActionSettings settings, ActionState state, VmIdentity identity, TransitionJournal journal,
                         CamelContext context, Clock clock) {
         this.settings = settings;
@@ -103,7 +106,11 @@ public final class ActionRunner {
                     .description("1 once IMDS instance metadata named this VM").register(registry);
         }
         for (ActionState.Entry entry : state.entries()) {
-            if (entry.status().equals("requested")) {
+            if (entry.status().equals("requested") && entry.action().equals(PREPARE)) {
+                // The maintenance itself may have stopped the agent (a Reboot): whether to prepare again is
+                // decided on the first document of this run (see afterPoll), never beside the event's recover.
+                deferredPrepares.add(entry);
+            } else if (entry.status().equals("requested")) {
                 LOG.warn("The {} command for {} was interrupted (agent stopped while it ran): running it again",
                         entry.action(), eventId(entry));
                 pool.submit(() -> run(entry));
@@ -113,9 +120,37 @@ public final class ActionRunner {
         }
     }
 
+    /**
+     * Route step after each poll's document was recorded (and its transitions dispatched): the first one
+     * resumes the prepares a stop interrupted, for events still Scheduled or Started; the others ended while
+     * the agent was away, and their recover (if any) was asked for by this very document.
+     */
+    public void afterPoll() {
+        if (deferredPrepares.isEmpty()) {
+            return;
+        }
+        List<ActionState.Entry> resumed = List.copyOf(deferredPrepares);
+        deferredPrepares.clear();
+        var current = journal.lastDocument();
+        for (ActionState.Entry entry : resumed) {
+            boolean live = current.find(eventId(entry)).map(e -> e.isScheduled() || e.isStarted()).orElse(false);
+            if (live) {
+                LOG.warn("The prepare command for {} was interrupted (agent stopped while it ran): running it again",
+                        eventId(entry));
+                pool.submit(() -> run(entry));
+            } else {
+                LOG.warn("The prepare command for {} was interrupted and the event has ended since: not run again",
+                        eventId(entry));
+                state.abandoned(entry);
+            }
+        }
+    }
+
     public void stop() {
+        // Taken before the pool is interrupted: an interrupted run forgets its process on the way out.
+        List<Process> toKill = List.copyOf(running);
         pool.shutdownNow();
-        for (Process process : running) {
+        for (Process process : toKill) {
             try {
                 ShellCommand.killTree(process);
             } catch (InterruptedException e) {

@@ -62,8 +62,19 @@ public final class ActionState {
         }
         Entry entry = new Entry(action, eventKey, input, "requested", null, false, false);
         entries.put(entry.id(), entry);
-        save();
+        try {
+            save();
+        } catch (UncheckedIOException e) {
+            // Not written down, so not asked for: the next transition for this event asks again.
+            entries.remove(entry.id());
+            throw e;
+        }
         return true;
+    }
+
+    /** An interrupted prepare whose event ended meanwhile: never run again, nothing left to report. */
+    public synchronized Entry abandoned(Entry entry) {
+        return put(entry.with("abandoned", null, true, false));
     }
 
     public synchronized Entry finished(Entry entry, ObjectNode result, boolean approvalPending) {
@@ -130,6 +141,10 @@ public final class ActionState {
                         node.path("reported").asBoolean(), node.path("approvalPending").asBoolean());
                 entries.put(e.id(), e);
             }
+        } catch (java.nio.file.AccessDeniedException e) {
+            // Not corrupt, only unreadable for this user: moving it aside would run every action again.
+            throw new io.github.scheduledeventsbridge.config.BadConfigurationException("bridge.state.dir",
+                    file + " cannot be read by this user; fix its owner or mode, it is not moved aside");
         } catch (IOException | RuntimeException e) {
             Path aside = file.resolveSibling(FILE + ".corrupt-" + System.currentTimeMillis());
             try {

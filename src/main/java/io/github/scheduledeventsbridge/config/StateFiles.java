@@ -16,12 +16,19 @@ import java.nio.file.attribute.PosixFilePermissions;
 final class StateFiles {
 
     static final String STATE_FILE = "state.json";
+    /** The journal of prepare and recover commands (action/ActionState). */
+    static final String ACTIONS_FILE = "actions.json";
 
     private StateFiles() {
     }
 
     static void requireReadable(String key, Path stateDir) {
-        Path state = stateDir.resolve(STATE_FILE);
+        for (String name : java.util.List.of(STATE_FILE, ACTIONS_FILE)) {
+            requireReadableFile(key, stateDir.resolve(name));
+        }
+    }
+
+    private static void requireReadableFile(String key, Path state) {
         if (!Files.exists(state, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }

@@ -88,4 +88,32 @@ class ActionsKillNineIT {
             assertThat(webhook.transitionsOf(EVENT)).containsSubsequence("Scheduled", "ActionSucceeded", "Cancelled");
         }
     }
+
+    @Test
+    void aPrepareInterruptedByTheMaintenanceItselfIsNotRunAgainOnceTheEventEnded() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("kill-secret")) {
+            imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
+            Files.createFile(work.resolve("block"));
+
+            // The reboot stops the agent while its prepare runs...
+            AgentProcess first = agent(imds, webhook);
+            await().atMost(Duration.ofSeconds(60)).until(() -> lines("prepare.starts").size() == 1);
+            first.kill9();
+            long orphan = Long.parseLong(lines("prepare.pid").get(0).trim());
+            ProcessHandle.of(orphan).ifPresent(ProcessHandle::destroyForcibly);
+            await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(orphan).map(p -> !p.isAlive()).orElse(true));
+            Files.delete(work.resolve("block"));
+
+            // ...and after it the event is gone: recover runs once, the interrupted prepare never again.
+            imds.serve(Docs.document(2));
+            try (AgentProcess second = agent(imds, webhook)) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> lines("recover.runs").size() == 1);
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+                assertThat(second.output()).contains("was interrupted and the event has ended since: not run again");
+            }
+            assertThat(lines("prepare.starts")).hasSize(1);
+            assertThat(lines("recover.runs")).hasSize(1);
+        }
+    }
 }
