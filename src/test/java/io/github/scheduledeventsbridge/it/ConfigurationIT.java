@@ -38,7 +38,7 @@ class ConfigurationIT {
         try (AgentProcess agent = AgentProcess.start("bad-config", Map.of(),
                 Map.of(key, value, "bridge.state.dir", work.resolve("s").toString(),
                         "bridge.simulator.enabled", "true"), work)) {
-            assertThat(agent.waitForExit(60)).isNotZero();
+            assertThat(agent.waitForExit(60)).isEqualTo(2);
             assertThat(agent.output()).contains("Bad configuration: " + key + ": ").contains(reason);
         }
     }
@@ -223,6 +223,25 @@ class ConfigurationIT {
         try (var siblings = Files.list(state)) {
             assertThat(siblings.map(p -> p.getFileName().toString())).containsExactly("state.json");
         }
+    }
+
+    @Test
+    void helpListsEveryKeyWithItsDefaultAndVersionPrintsTheVersion() throws Exception {
+        String help = runJar("--help");
+        for (var key : io.github.scheduledeventsbridge.config.ConfigKeys.packaged().all()) {
+            assertThat(help).contains(key.name() + "=" + key.defaultValue() + "\n");
+        }
+        assertThat(help).contains("Usage: java [-Dkey=value ...] -jar scheduled-events-bridge.jar");
+        assertThat(runJar("--version").strip()).matches("scheduled-events-bridge \\d+\\.\\d+\\.\\d+.*");
+    }
+
+    private String runJar(String argument) throws Exception {
+        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", AgentProcess.jar().toAbsolutePath().toString(), argument)
+                .directory(work.toFile()).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(output).isZero();
+        return output;
     }
 
     /** The refusal is the one line that says "Bad configuration". */

@@ -30,7 +30,8 @@ class TryOnSimulatorIT {
         try {
             await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("Scheduled "));
             String output = read(log);
-            assertThat(output).contains("every 700 ms");
+            assertThat(output).contains("every 700 ms").contains("on its built-in IMDS simulator")
+                    .contains("(removed when it stops)").contains("Ctrl-C stops it.");
             Matcher m = STATE_DIR.matcher(output);
             assertThat(m.find()).as(output).isTrue();
             Path stateDir = Path.of(m.group(1));
@@ -50,6 +51,22 @@ class TryOnSimulatorIT {
         Path log = work.resolve("run.log");
         Path keep = work.resolve("keep");
         Process script = start(log, "-Dbridge.state.dir=" + keep);
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("Scheduled "));
+            assertThat(read(log)).contains("state in " + keep);
+            script.destroy();
+            assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(keep.resolve("state.json")).exists();
+        } finally {
+            script.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aStateDirectoryNamedInTheEnvironmentIsUsedToo() throws Exception {
+        Path log = work.resolve("run.log");
+        Path keep = work.resolve("from-env");
+        Process script = start(log, null, "-Dbridge.imds.poll-interval=500", java.util.Map.of("BRIDGE_STATE_DIR", keep.toString()));
         try {
             await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("Scheduled "));
             assertThat(read(log)).contains("state in " + keep);
@@ -83,6 +100,10 @@ class TryOnSimulatorIT {
     }
 
     private Process start(Path log, String first, String option) throws Exception {
+        return start(log, first, option, java.util.Map.of());
+    }
+
+    private Process start(Path log, String first, String option, java.util.Map<String, String> env) throws Exception {
         java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("bin/try-on-simulator"));
         if (first != null) {
             command.add(first);
@@ -91,6 +112,7 @@ class TryOnSimulatorIT {
         ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(new File(".")).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().put("SEB_SKIP_BUILD", "1");
+        builder.environment().putAll(env);
         return builder.start();
     }
 
