@@ -109,15 +109,14 @@ public final class ManagementServer extends ServiceSupport {
         try {
             jetty.start();
         } catch (Exception e) {
+            LOG.error("The management server cannot listen on {}:{} ({}): health, metrics and the Hawtio console are "
+                    + "unavailable; the agent runs on without them", host, settings.port(), rootMessage(e));
             try {
                 jetty.stop();
             } catch (Exception ignored) {
                 // it never started
             }
-            // Like the approval and drain ports: an agent without its health endpoint would look dead to its
-            // probes and be restarted in a loop, so start-up stops with one line and exit 2 instead.
-            throw new io.github.scheduledeventsbridge.config.BadConfigurationException("bridge.management.port",
-                    "cannot listen on " + host + ":" + settings.port() + " (" + rootMessage(e) + ")");
+            return;
         }
         server = jetty;
         console = hawtio;

@@ -57,18 +57,6 @@ class ConfigurationIT {
     }
 
     @Test
-    void aManagementPortThatCannotBeBoundIsOneLineAndExitTwo() throws Exception {
-        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
-             AgentProcess agent = AgentProcess.start("management-port", AgentProcess.env(
-                     "BRIDGE_MANAGEMENT_PORT", Integer.toString(taken.getLocalPort()),
-                     "BRIDGE_SIMULATOR_ENABLED", "true", "BRIDGE_STATE_DIR", work.resolve("s").toString()), Map.of(), work)) {
-            assertThat(agent.waitForExit(60)).isEqualTo(2);
-            assertThat(refusal(agent.output())).contains("Bad configuration: bridge.management.port: cannot listen on "
-                    + "127.0.0.1:" + taken.getLocalPort());
-        }
-    }
-
-    @Test
     void aBadEnvironmentVariableStopsStartUpToo() throws Exception {
         try (AgentProcess agent = AgentProcess.start("bad-env", AgentProcess.env(
                 "BRIDGE_IMDS_POLL_INTERVAL", "100", "BRIDGE_STATE_DIR", work.resolve("s").toString()), Map.of(), work)) {
