@@ -42,7 +42,7 @@ class TryOnSimulatorIT {
             assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(stateDir).doesNotExist();
         } finally {
-            script.destroyForcibly();
+            stop(script);
         }
     }
 
@@ -58,7 +58,7 @@ class TryOnSimulatorIT {
             assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(keep.resolve("state.json")).exists();
         } finally {
-            script.destroyForcibly();
+            stop(script);
         }
     }
 
@@ -74,7 +74,7 @@ class TryOnSimulatorIT {
             assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(keep.resolve("state.json")).exists();
         } finally {
-            script.destroyForcibly();
+            stop(script);
         }
     }
 
@@ -91,7 +91,7 @@ class TryOnSimulatorIT {
             script.destroy();
             assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
         } finally {
-            script.destroyForcibly();
+            stop(script);
         }
     }
 
@@ -114,6 +114,12 @@ class TryOnSimulatorIT {
         builder.environment().put("SEB_SKIP_BUILD", "1");
         builder.environment().putAll(env);
         return builder.start();
+    }
+
+    /** On a failure too: the agent the script started must not outlive the test (SIGKILL of the script orphans it). */
+    private static void stop(Process script) {
+        script.descendants().forEach(ProcessHandle::destroyForcibly);
+        script.destroyForcibly();
     }
 
     private static String read(Path log) throws Exception {
