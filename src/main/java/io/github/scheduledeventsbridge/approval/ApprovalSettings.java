@@ -14,7 +14,8 @@ import java.util.Set;
 public record ApprovalSettings(String secret, Listener listener, Tls tls, Auto auto) {
 
     public static ApprovalSettings read(SettingsReader r) {
-        return new ApprovalSettings(SecretStrength.approvalSecret(r.string("bridge.approval.secret", "")),
+        return new ApprovalSettings(SecretStrength.require("bridge.approval.secret",
+                r.string("bridge.approval.secret", ""), SecretStrength.MIN_APPROVAL_SECRET_LENGTH),
                 listener(r), tls(r), auto(r));
     }
 

@@ -35,12 +35,12 @@ public final class SecretStrength {
         return null;
     }
 
-    /** bridge.approval.secret: empty (API off) or strong; anything else stops start-up. */
-    public static String approvalSecret(String secret) {
+    /** Empty (the port it guards stays off) or strong; anything else stops start-up naming {@code key}. */
+    public static String require(String key, String secret, int minLength) {
         if (!secret.isEmpty()) {
-            String weakness = weakness(secret, MIN_APPROVAL_SECRET_LENGTH);
+            String weakness = weakness(secret, minLength);
             if (weakness != null) {
-                throw new BadConfigurationException("bridge.approval.secret", weakness);
+                throw new BadConfigurationException(key, weakness);
             }
         }
         return secret;

@@ -1,9 +1,9 @@
 package io.github.scheduledeventsbridge.management;
 
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
+import io.github.scheduledeventsbridge.config.SecretStrength;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 
-import java.util.Locale;
 
 /**
  * Health, metrics and the Hawtio console on one HTTP port; the console only with credentials, and read-only
@@ -37,27 +37,8 @@ public record ManagementSettings(boolean enabled, String host, int port, String 
                     ? new BadConfigurationException("bridge.management.username", "is required when bridge.management.password is set")
                     : new BadConfigurationException("bridge.management.password", "is required when bridge.management.username is set");
         }
-        if (!password.isEmpty()) {
-            checkPassword(password);
-        }
+        SecretStrength.require("bridge.management.password", password, MIN_PASSWORD_LENGTH);
         return new ManagementSettings(r.bool("bridge.management.enabled", true), host,
                 r.port("bridge.management.port", 8080), username, password, r.bool("bridge.management.read-only", true));
-    }
-
-    /** Refuses short passwords and the examples' placeholders; the message never repeats the password. */
-    private static void checkPassword(String password) {
-        String lower = password.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("change-me") || lower.startsWith("changeme") || lower.contains("example")) {
-            throw new BadConfigurationException("bridge.management.password",
-                    "is a placeholder from the examples; set a random one (e.g. openssl rand -base64 24)");
-        }
-        if (password.length() < MIN_PASSWORD_LENGTH) {
-            throw new BadConfigurationException("bridge.management.password", "is " + password.length()
-                    + " characters long; at least " + MIN_PASSWORD_LENGTH + " are required");
-        }
-        if (password.chars().distinct().count() < 4) {
-            throw new BadConfigurationException("bridge.management.password",
-                    "repeats too few characters to resist guessing; set a random one (e.g. openssl rand -base64 24)");
-        }
     }
 }

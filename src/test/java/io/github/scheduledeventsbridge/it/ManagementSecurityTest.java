@@ -238,7 +238,8 @@ class ManagementSecurityTest {
 
     @Test
     void shortOrPlaceholderManagementPasswordsStopStartUp() {
-        for (String weak : List.of("x", "fifteen-chars-1", "change-me", "change-me-to-something-long", "abababababababababab")) {
+        for (String weak : List.of("x", "fifteen-chars-1", "change-me", "change-me-to-something-long", "abababababababababab",
+                "replace-me-with-a-long-random-one", "${MANAGEMENT_PASSWORD_FROM_THE_VAULT}")) {
             assertThatThrownBy(() -> InProcessAgent.builder(state).with("bridge.management.username", USER)
                     .with("bridge.management.password", weak).start().close())
                     .as(weak).hasStackTraceContaining("Bad configuration: bridge.management.password:")
