@@ -64,6 +64,18 @@ public record BridgeSettings(
                 + (approval.enabled() ? "on port " + approval.listener().port() : "off") + "]";
     }
 
+    private static final java.util.regex.Pattern URL_IN_TEXT = java.util.regex.Pattern.compile("https?://[^\\s\"'<>,;]+");
+
+    /** Every URL in a text (an error message, a receiver's answer) reduced to its host, as {@link #redact} does. */
+    public static String redactUrlsIn(String text) {
+        java.util.regex.Matcher matcher = URL_IN_TEXT.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (matcher.find()) {
+            matcher.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(redact(matcher.group())));
+        }
+        return matcher.appendTail(out).toString();
+    }
+
     /** Webhook URLs often carry their secret in the path or query (Slack, Teams): log only the host. */
     public static String redact(String url) {
         try {

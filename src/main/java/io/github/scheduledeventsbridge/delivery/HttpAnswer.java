@@ -14,8 +14,6 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Route step after a webhook POST: what the answer means. The call itself never throws on a status
@@ -36,7 +34,6 @@ public final class HttpAnswer {
     /** A receiver asking for more than this is asked again after this long. */
     static final Duration RETRY_AFTER_CAP = Duration.ofHours(1);
 
-    private static final Pattern URL = Pattern.compile("https?://[^\\s\"'<>,;]+");
     private static final int REASON_LENGTH = 120;
 
     private final Clock clock;
@@ -97,13 +94,7 @@ public final class HttpAnswer {
             reason.append(' ').append(statusText.trim());
         }
         if (body != null && !body.isBlank()) {
-            String oneLine = body.replaceAll("\\s+", " ").trim();
-            Matcher urls = URL.matcher(oneLine);
-            StringBuilder redacted = new StringBuilder();
-            while (urls.find()) {
-                urls.appendReplacement(redacted, Matcher.quoteReplacement(BridgeSettings.redact(urls.group())));
-            }
-            urls.appendTail(redacted);
+            String redacted = BridgeSettings.redactUrlsIn(body.replaceAll("\\s+", " ").trim());
             String text = redacted.length() > REASON_LENGTH ? redacted.substring(0, REASON_LENGTH) + "…" : redacted.toString();
             reason.append(": ").append(text);
         }

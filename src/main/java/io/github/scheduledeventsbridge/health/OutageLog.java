@@ -19,8 +19,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The log of an outage, in our words: one WARN when a sink (or IMDS) starts failing, one summary every
@@ -31,7 +29,6 @@ import java.util.regex.Pattern;
 public final class OutageLog extends ServiceSupport {
 
     private static final Logger LOG = LoggerFactory.getLogger("io.github.scheduledeventsbridge.outage");
-    private static final Pattern URL = Pattern.compile("https?://[^\\s\"'<>,;]+");
 
     /** {@code bridge.log.summary-interval}: ms between two summaries of one ongoing outage. */
     public record Settings(Duration summaryInterval) {
@@ -139,12 +136,7 @@ public final class OutageLog extends ServiceSupport {
         }
         String message = cause.getMessage() == null ? cause.getClass().getSimpleName()
                 : cause.getClass().getSimpleName() + ": " + cause.getMessage();
-        Matcher matcher = URL.matcher(message);
-        StringBuilder out = new StringBuilder();
-        while (matcher.find()) {
-            matcher.appendReplacement(out, Matcher.quoteReplacement(BridgeSettings.redact(matcher.group())));
-        }
-        String text = matcher.appendTail(out).toString();
+        String text = BridgeSettings.redactUrlsIn(message);
         return text.length() > 300 ? text.substring(0, 300) + "…" : text;
     }
 

@@ -13,8 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Whatever Camel health checks are registered, invoked and written as JSON:
@@ -26,7 +24,6 @@ final class HealthReport {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Webhook URLs often carry their secret in the path or query (Slack, Teams): only their host is shown. */
-    private static final Pattern URL = Pattern.compile("https?://[^\\s\"'<>,;]+");
 
     /** Details that only repeat the check's id, group and kind. */
     private static final java.util.Set<String> REPEATED =
@@ -109,11 +106,6 @@ final class HealthReport {
     }
 
     static String redact(String text) {
-        Matcher matcher = URL.matcher(text);
-        StringBuilder out = new StringBuilder();
-        while (matcher.find()) {
-            matcher.appendReplacement(out, Matcher.quoteReplacement(BridgeSettings.redact(matcher.group())));
-        }
-        return matcher.appendTail(out).toString();
+        return BridgeSettings.redactUrlsIn(text);
     }
 }

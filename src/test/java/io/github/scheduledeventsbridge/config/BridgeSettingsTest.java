@@ -179,6 +179,14 @@ class BridgeSettingsTest {
     }
 
     @Test
+    @DisplayName("redactUrlsIn reduces every URL in a text to its host and leaves the rest")
+    void redactUrlsInText() {
+        assertThat(BridgeSettings.redactUrlsIn("refused by https://fn.example.com/api?code=SECRET, see "
+                + "http://user:pw@h.example:8080/x;y and the docs"))
+                .isEqualTo("refused by https://fn.example.com/…, see http://h.example:8080/…;y and the docs");
+    }
+
+    @Test
     @DisplayName("redact keeps scheme and host, hides path, query and credentials")
     void redact() {
         String slack = BridgeSettings.redact("https://hooks.slack.com/services/T/B/secret");
