@@ -56,29 +56,25 @@ public final class SettingsReader {
     }
 
     public Duration millis(String key, long fallback) {
-        String value = string(key, Long.toString(fallback));
-        try {
-            long ms = Long.parseLong(value);
-            if (ms <= 0) {
-                throw new BadConfigurationException(key, value + " must be a positive number of milliseconds");
-            }
-            return Duration.ofMillis(ms);
-        } catch (NumberFormatException e) {
-            throw new BadConfigurationException(key, "'" + value + "' is not a number of milliseconds");
-        }
+        return Duration.ofMillis(positive(key, fallback, " of milliseconds"));
     }
 
     public long positiveLong(String key, long fallback) {
+        return positive(key, fallback, "");
+    }
+
+    private long positive(String key, long fallback, String unit) {
         String value = string(key, Long.toString(fallback));
+        long n;
         try {
-            long n = Long.parseLong(value);
-            if (n <= 0) {
-                throw new BadConfigurationException(key, value + " must be a positive number");
-            }
-            return n;
+            n = Long.parseLong(value);
         } catch (NumberFormatException e) {
-            throw new BadConfigurationException(key, "'" + value + "' is not a number");
+            throw new BadConfigurationException(key, "'" + value + "' is not a number" + unit);
         }
+        if (n <= 0) {
+            throw new BadConfigurationException(key, value + " must be a positive number" + unit);
+        }
+        return n;
     }
 
     public boolean bool(String key, boolean fallback) {
