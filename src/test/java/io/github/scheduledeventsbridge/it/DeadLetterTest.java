@@ -1,18 +1,16 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
+
 import io.github.scheduledeventsbridge.delivery.DeadLetters;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver.Answer;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver.Request;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,36 +28,9 @@ import static org.awaitility.Awaitility.await;
  * Issue 10: refused messages (webhook 4xx, SMTP 550) and unreadable spool files end in the dead-letter directory
  * and the lane goes on; Retry-After sets the pause. All over real sockets.
  */
-class DeadLetterTest {
+class DeadLetterTest extends ScriptedImdsAgentTest {
 
-    private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
-    private static final String A = "AAAAAAAA-0000-0000-0000-00000000000A";
-    private static final String B = "BBBBBBBB-0000-0000-0000-00000000000B";
     private static final String C = "CCCCCCCC-0000-0000-0000-00000000000C";
-
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
-
-    @BeforeEach
-    void imds() throws Exception {
-        imds = new ScriptedImds();
-    }
-
-    @AfterEach
-    void close() {
-        imds.close();
-    }
-
-    private InProcessAgent.Builder agent(String... urls) {
-        return InProcessAgent.builder(state).imds(imds)
-                .with("bridge.webhook.urls", String.join(",", urls))
-                .with("bridge.webhook.secret", "s");
-    }
-
-    private static String scheduled(String id) {
-        return Docs.scheduled(id, "Reboot", NOT_BEFORE, "vm-a");
-    }
 
     private static String eventIdOf(com.fasterxml.jackson.databind.JsonNode json) {
         return json.path("data").path("eventId").asText();

@@ -1,18 +1,15 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
+
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver.Request;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
@@ -25,34 +22,7 @@ import static org.awaitility.Awaitility.await;
  * Issue 10: real receiver URL shapes (Azure Functions, Logic Apps, Teams Workflows), a query that looks like
  * endpoint options, and Basic credentials, over real sockets; no secret in logs, route models or endpoint URIs.
  */
-class WebhookAddressingTest {
-
-    private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
-    private static final String A = "AAAAAAAA-0000-0000-0000-00000000000A";
-
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
-
-    @BeforeEach
-    void imds() throws Exception {
-        imds = new ScriptedImds();
-    }
-
-    @AfterEach
-    void close() {
-        imds.close();
-    }
-
-    private InProcessAgent.Builder agent(String... urls) {
-        return InProcessAgent.builder(state).imds(imds)
-                .with("bridge.webhook.urls", String.join(",", urls))
-                .with("bridge.webhook.secret", "s");
-    }
-
-    private static String scheduled(String id) {
-        return Docs.scheduled(id, "Reboot", NOT_BEFORE, "vm-a");
-    }
+class WebhookAddressingTest extends ScriptedImdsAgentTest {
 
     @Test
     void azureFunctionsLogicAppsTeamsAndBasicAuthUrlsGetASignedPostWithTheirExactQuery() throws Exception {
