@@ -140,9 +140,17 @@ public final class OutageLog extends ServiceSupport {
         return text.length() > 300 ? text.substring(0, 300) + "…" : text;
     }
 
+    /**
+     * A tenth of the summary interval: a summary is at most that late. Not capped at a second: with the default
+     * five minutes the agent on every VM would wake up every second only to find nothing to say.
+     */
+    static long tickMillis(Duration summaryInterval) {
+        return Math.max(50, summaryInterval.toMillis() / 10);
+    }
+
     @Override
     protected void doStart() {
-        long tick = Math.max(50, Math.min(1000, settings.summaryInterval().toMillis() / 10));
+        long tick = tickMillis(settings.summaryInterval());
         ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "outage-log");
             thread.setDaemon(true);
