@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Footprint probe: the packaged agent's resident memory, broken down by native memory tracking (NMT), for one
+configuration at a time, so that each lever of issue 14 can be measured on its own (BENCHMARKS.md "Footprint").
+
+    bench/footprint.py [--jar JAR] [--profile webhook|all] [--opts "EXTRA JVM FLAGS"] [--at S] [--no-nmt]
+
+The agent runs with `@packaging/jvm.options` (the shipped flags) plus --opts, a scripted IMDS (one Reboot, then
+the same document forever) and a webhook receiver; profile `all` also configures Event Hubs (an AMQP endpoint
+that refuses connections: the SDK loaded and retrying), email (a local SMTP responder) and the approval API.
+At --at seconds of uptime (default 120, inside the issue's 60–150 s window) it reads /proc/PID/status
+(VmRSS, RssAnon, RssFile), the loaded class count and, unless --no-nmt, `jcmd VM.native_memory summary`
+(NMT itself costs ~2 MiB of RSS, so the RSS line of a --no-nmt run is the one to quote).
+Prints one Markdown block on stdout."""
+import argparse
+import os
+import re
+import shlex
+import socket
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+from harness import ScriptedImds, WebhookReceiver, WEBHOOK_SECRET, scheduled_event, new_event_id  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+APPROVAL_SECRET = "footprint-approval-secret-0123456789abcdef"
+
+
+class _Smtp(socketserver.StreamRequestHandler):
+    """Just enough SMTP to accept a message (no TLS offered, so STARTTLS is not attempted)."""
+
+    def handle(self):
+        self.wfile.write(b"220 footprint ESMTP\r\n")
+        in_data = False
+        for raw in self.rfile:
+            line = raw.rstrip(b"\r\n")
+            if in_data:
+                if line == b".":
+                    in_data = False
+                    self.server.messages += 1
+                    self.wfile.write(b"250 queued\r\n")
+                continue
+            verb = line[:4].upper()
+            if verb in (b"EHLO", b"HELO"):
+                self.wfile.write(b"250 footprint\r\n")
+            elif verb == b"DATA":
+                in_data = True
+                self.wfile.write(b"354 go on\r\n")
+            elif verb == b"QUIT":
+                self.wfile.write(b"221 bye\r\n")
+                return
+            else:
+                self.wfile.write(b"250 ok\r\n")
+
+
+def smtp_server():
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Smtp)
+    server.daemon_threads = True
+    server.messages = 0
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    benchlib.register_cleanup(server.shutdown)
+    return server
+
+
+def closed_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def status(pid):
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon", "RssFile", "RssShmem", "Threads"):
+                out[key] = int(value.split()[0])
+    return out
+
+
+NMT_LINE = re.compile(r"^-\s+(.+?) \(reserved=(\d+)KB, committed=(\d+)KB\)", re.M)
+
+
+def nmt_summary(jcmd, pid):
+    out = subprocess.run([jcmd, str(pid), "VM.native_memory", "summary"], capture_output=True, text=True,
+                         timeout=60).stdout
+    return [(name.strip(), int(committed) // 1024) for name, _, committed in NMT_LINE.findall(out)]
+
+
+def loaded_classes(jcmd, pid):
+    out = subprocess.run([jcmd, str(pid), "PerfCounter.print"], capture_output=True, text=True, timeout=60).stdout
+    m = re.search(r"java\.cls\.loadedClasses=(\d+)", out)
+    if m:
+        return int(m.group(1))
+    out = subprocess.run([jcmd, str(pid), "VM.classloader_stats"], capture_output=True, text=True, timeout=60).stdout
+    m = re.search(r"^Total = \d+\s+(\d+)", out, re.M)
+    return int(m.group(1)) if m else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--jar", default=os.path.join(REPO, "target", "scheduled-events-bridge.jar"))
+    ap.add_argument("--profile", choices=("webhook", "all"), default="webhook")
+    ap.add_argument("--argfile", default=os.path.join(REPO, "packaging", "jvm.options"),
+                    help="the shipped JVM options (@argfile); 'none' for the JVM's defaults")
+    ap.add_argument("--opts", default="", help="extra JVM flags after the argfile's")
+    ap.add_argument("--env", action="append", default=[], help="extra KEY=VALUE for the agent's environment")
+    ap.add_argument("--at", type=int, default=120, help="uptime in s at which to measure")
+    ap.add_argument("--no-nmt", action="store_true")
+    ap.add_argument("--java", default="java")
+    args = ap.parse_args()
+    benchlib.install_signal_handlers()
+    try:
+        workdir = tempfile.mkdtemp(prefix="footprint-")
+        jar, _ = benchlib.snapshot_jar(args.jar, workdir)
+        imds = ScriptedImds()
+        hook = WebhookReceiver()
+        event = scheduled_event(new_event_id())
+        imds.set_events([event])
+        env = {
+            "BRIDGE_IMDS_URL": f"{imds.base}/metadata/scheduledevents",
+            "BRIDGE_IMDS_INSTANCE_URL": f"{imds.base}/metadata/instance/compute",
+            "BRIDGE_WEBHOOK_URLS": hook.url,
+            "BRIDGE_WEBHOOK_SECRET": WEBHOOK_SECRET,
+            "BRIDGE_MANAGEMENT_PORT": "0",
+        }
+        smtp = None
+        if args.profile == "all":
+            smtp = smtp_server()
+            env.update({
+                "BRIDGE_EVENTHUBS_CONNECTION_STRING": f"Endpoint=sb://127.0.0.1:{closed_port()}/;"
+                                                      "SharedAccessKeyName=send;SharedAccessKey=Zm9vdHByaW50LWtleQ==;"
+                                                      "EntityPath=events",
+                "BRIDGE_EMAIL_HOST": "127.0.0.1",
+                "BRIDGE_EMAIL_PORT": str(smtp.server_address[1]),
+                "BRIDGE_EMAIL_STARTTLS": "false",
+                "BRIDGE_EMAIL_FROM": "agent@example.com",
+                "BRIDGE_EMAIL_TO": "ops@example.com",
+                "BRIDGE_EMAIL_FILTER_TRANSITIONS": "",
+                "BRIDGE_EMAIL_FILTER_EVENT_TYPES": "",
+                "BRIDGE_APPROVAL_SECRET": APPROVAL_SECRET,
+                "BRIDGE_APPROVAL_PORT": "0",
+                "BRIDGE_APPROVAL_HOST": "127.0.0.1",
+            })
+        for kv in args.env:
+            key, _, value = kv.partition("=")
+            env[key] = value
+        opts = [] if args.argfile == "none" else [f"@{os.path.abspath(args.argfile)}"]
+        opts += shlex.split(args.opts)
+        if not args.no_nmt:
+            opts.append("-XX:NativeMemoryTracking=summary")
+        agent = benchlib.AgentProcess("footprint", args.java, jar, opts, workdir, env,
+                                      os.path.join(workdir, "agent.log"), os.path.join(workdir, "state"), 20)
+        agent.start()
+        with hook.cond:
+            hook.cond.wait_for(lambda: hook.count >= 1 or not agent.alive(), timeout=60)
+        if hook.count < 1:
+            raise benchlib.Failure(f"no webhook delivery within 60 s; log:\n{agent.log_tail()}")
+        benchlib.pause(max(0.0, args.at - (time.monotonic() - agent.t_spawn)), agent)
+        st = status(agent.pid)
+        jcmd = benchlib.jcmd_path(args.java)
+        classes = loaded_classes(jcmd, agent.pid)
+        nmt = [] if args.no_nmt else nmt_summary(jcmd, agent.pid)
+        polls = len(imds.polls)
+        agent.stop()
+        print(f"### profile `{args.profile}`, argfile `{args.argfile}`, extra `{args.opts or '-'}` "
+              f"{' '.join(args.env)}, at {args.at} s (load {open('/proc/loadavg').read().split()[0]})")
+        print(f"- RSS {st['VmRSS'] / 1024:.1f} MiB (anon {st['RssAnon'] / 1024:.1f}, file {st['RssFile'] / 1024:.1f}), "
+              f"threads {st['Threads']}, classes {classes}, polls {polls}, webhook posts {hook.count}"
+              + (f", mails {smtp.messages}" if smtp else "")
+              + ("" if args.no_nmt else " (NMT on)"))
+        if nmt:
+            print("- NMT committed MiB: " + ", ".join(f"{n} {c}" for n, c in nmt if c >= 1))
+        return 0
+    except benchlib.Failure as e:
+        print(f"footprint: {e}", file=sys.stderr)
+        return 1
+    finally:
+        benchlib.run_cleanups()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
