@@ -2,7 +2,8 @@
 
 Progress lines, the clean-up registry (whatever is started is stopped exactly once: on normal exit, on an
 exception, on SIGINT/SIGTERM and via atexit), interruptible waits, /proc and jcmd probes, percentiles and
-the jar snapshot. Each script names its progress prefix with set_label() and installs the signal handlers.
+the jar snapshot, the agent's JVM options. Each script names its progress prefix with set_label() and
+installs the signal handlers.
 """
 
 import atexit
@@ -10,6 +11,7 @@ import collections
 import hashlib
 import math
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -18,6 +20,11 @@ import threading
 import time
 import zipfile
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The JVM options the agent ships with (a JDK @argfile, read by the Dockerfile, the systemd unit and
+# bin/create-cds-archive too): the benchmarks measure the agent as it runs in production.
+SHIPPED_JVM_OPTIONS = os.path.join(REPO, "packaging", "jvm.options")
+
 STARTED = time.monotonic()
 SHUTDOWN = threading.Event()    # set on SIGINT/SIGTERM: every wait below ends early
 _label = "bench"
@@ -25,6 +32,35 @@ _label = "bench"
 
 class Failure(Exception):
     """A measurement could not be completed."""
+
+
+def read_argfile(path):
+    """The options in a JDK @argfile as the java launcher reads them: white space separates them, '#' at the
+    start of one comments out the rest of its line (the shipped file has no quotes)."""
+    options = []
+    with open(path) as f:
+        for line in f:
+            for word in line.split():
+                if word.startswith("#"):
+                    break
+                options.append(word)
+    return options
+
+
+def agent_jvm_options(argfile, extra):
+    """The agent's JVM options: @argfile (None or 'none': the JVM's defaults), then the extra flags (a
+    shell-quoted string), which win where both set the same thing (java takes the last)."""
+    opts = [] if argfile in (None, "none") else [f"@{os.path.abspath(argfile)}"]
+    return opts + shlex.split(extra or "")
+
+
+def describe_jvm_options(argfile, extra, extra_name):
+    """For a report: the argfile, the flags it holds, and the extra ones."""
+    if argfile in (None, "none"):
+        text = "no argfile (the JVM's defaults)"
+    else:
+        text = f"`@{os.path.abspath(argfile)}` (`{' '.join(read_argfile(argfile))}`)"
+    return text + (f" + {extra_name} `{extra.strip()}`" if extra and extra.strip() else f", no {extra_name}")
 
 
 def set_label(label):

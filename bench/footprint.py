@@ -14,7 +14,6 @@ Prints one Markdown block on stdout."""
 import argparse
 import os
 import re
-import shlex
 import socket
 import socketserver
 import subprocess
@@ -106,7 +105,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jar", default=os.path.join(REPO, "target", "scheduled-events-bridge.jar"))
     ap.add_argument("--profile", choices=("webhook", "all"), default="webhook")
-    ap.add_argument("--argfile", default=os.path.join(REPO, "packaging", "jvm.options"),
+    ap.add_argument("--argfile", default=benchlib.SHIPPED_JVM_OPTIONS,
                     help="the shipped JVM options (@argfile); 'none' for the JVM's defaults")
     ap.add_argument("--opts", default="", help="extra JVM flags after the argfile's")
     ap.add_argument("--env", action="append", default=[], help="extra KEY=VALUE for the agent's environment")
@@ -150,8 +149,7 @@ def main():
         for kv in args.env:
             key, _, value = kv.partition("=")
             env[key] = value
-        opts = [] if args.argfile == "none" else [f"@{os.path.abspath(args.argfile)}"]
-        opts += shlex.split(args.opts)
+        opts = benchlib.agent_jvm_options(args.argfile, args.opts)
         if not args.no_nmt:
             opts.append("-XX:NativeMemoryTracking=summary")
         agent = benchlib.AgentProcess("footprint", args.java, jar, opts, workdir, env,

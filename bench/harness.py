@@ -5,7 +5,9 @@ The harness plays both ends of the agent over loopback:
   * a scripted IMDS whose Scheduled Events document it replaces at chosen moments, and which
     records the StartRequests (approval) POSTs it receives, and
   * a webhook receiver that timestamps (time.monotonic()) every CloudEvent the agent POSTs,
-and runs the packaged agent jar as a subprocess against them. Agent runs:
+and runs the packaged agent jar as a subprocess against them, with the JVM options it ships with
+(`@packaging/jvm.options`, or --argfile) followed by those in BENCH_JAVA_OPTS (added, or overriding
+the file's where both set the same thing: java takes the last). Agent runs:
 
   run A  poll interval 1000 ms : start-to-first-poll, change->webhook latency
   run B  poll interval  200 ms : start-to-first-poll, change->webhook latency
@@ -41,7 +43,6 @@ import os
 import platform
 import random
 import re
-import shlex
 import shutil
 import signal
 import statistics
@@ -648,11 +649,11 @@ def heap_info(jcmd, pid):
 def effective_jvm_flags(java, java_opts):
     """GC and heap sizing the JVM actually picks for these flags on this machine.
 
-    A separate `java -XX:+PrintFlagsFinal -version` also validates BENCH_JAVA_OPTS up front."""
+    A separate `java -XX:+PrintFlagsFinal -version` also validates the argfile and BENCH_JAVA_OPTS up front."""
     proc = subprocess.run([java, *java_opts, "-XX:+PrintFlagsFinal", "-version"],
                           capture_output=True, text=True, timeout=60)
     if proc.returncode != 0:
-        raise BenchFailure(f"the JVM refuses BENCH_JAVA_OPTS {java_opts}: {proc.stderr.strip()[:400]}")
+        raise BenchFailure(f"the JVM refuses the agent's options {java_opts}: {proc.stderr.strip()[:400]}")
     flags = {}
     for line in proc.stdout.splitlines():
         m = re.match(r"\s*\S+\s+(\w+)\s+:?=\s+(\S+)", line)
@@ -1117,7 +1118,7 @@ def auto_approval_run(report, imds, hook, mkagent, n_changes, rng, label_no):
         raise BenchFailure(f"{timeouts} of {n_changes} user events got no StartRequests within {CHANGE_TIMEOUT_S} s")
 
 
-def approval_api_run(report, jar, java_opts_raw, workdir, n, label_no):
+def approval_api_run(report, jar, argfile, java_opts_raw, workdir, n, label_no):
     """Remote approval request -> StartRequests POST: bench/approval_latency.py, run as it is (it
     starts its own agent and scripted IMDS). Its own process group, so the clean-up also reaches
     the agent it started, whatever happens to the script."""
@@ -1126,7 +1127,8 @@ def approval_api_run(report, jar, java_opts_raw, workdir, n, label_no):
     env["BENCH_JAVA_OPTS"] = java_opts_raw
     err = open(log_path, "wb")
     try:
-        proc = subprocess.Popen([sys.executable, APPROVAL_SCRIPT, "--jar", jar, "--n", str(n)], cwd=workdir,
+        proc = subprocess.Popen([sys.executable, APPROVAL_SCRIPT, "--jar", jar, "--n", str(n),
+                                 "--argfile", argfile], cwd=workdir,
                                 env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
                                 start_new_session=True)
     finally:
@@ -1368,9 +1370,12 @@ def main():
                     help="before each agent run, wait up to S s for other processes to go quiet (0 = don't)")
     ap.add_argument("--quiet-threshold", type=float, default=15.0,
                     help="'quiet' = other processes below this %% of one core (default 15)")
+    ap.add_argument("--argfile", default=benchlib.SHIPPED_JVM_OPTIONS,
+                    help="the agent's JVM options, a JDK @argfile (default: the shipped packaging/jvm.options; "
+                         "'none' = the JVM's defaults); BENCH_JAVA_OPTS adds flags after it, which win")
     ap.add_argument("--cds", action="store_true",
-                    help="make an AppCDS archive for the benchmarked jar with bin/create-cds-archive (as the "
-                         "Dockerfile does) and add -XX:SharedArchiveFile to BENCH_JAVA_OPTS")
+                    help="make an AppCDS archive for the benchmarked jar with bin/create-cds-archive and the "
+                         "argfile (as the Dockerfile does) and add -XX:SharedArchiveFile to the agent's flags")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the seed-001 Python sample runs (its column then says 'not run')")
     ap.add_argument("--approvals", type=int,
@@ -1394,7 +1399,11 @@ def main():
         print("java not found on PATH", file=sys.stderr)
         return 2
     java_opts_raw = os.environ.get("BENCH_JAVA_OPTS", "").strip()
-    java_opts = shlex.split(java_opts_raw)
+    if args.argfile != "none":
+        if not os.path.isfile(args.argfile):
+            ap.error(f"--argfile {args.argfile}: no such file")
+        args.argfile = os.path.abspath(args.argfile)   # bench/approval_latency.py runs elsewhere
+    java_opts = benchlib.agent_jvm_options(args.argfile, java_opts_raw)
     jcmd = jcmd_path(java)
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -1425,14 +1434,16 @@ def main():
         if args.cds:
             archive = os.path.join(workdir, "agent.jsa")
             progress("training run for the AppCDS archive (bin/create-cds-archive)")
-            made = subprocess.run([CDS_SCRIPT, jar, archive], capture_output=True, text=True, timeout=180)
+            made = subprocess.run([CDS_SCRIPT, jar, archive], capture_output=True, text=True, timeout=180,
+                                  env=dict(os.environ, JVM_OPTIONS="/dev/null" if args.argfile == "none"
+                                           else args.argfile))
             if made.returncode != 0:
                 raise BenchFailure(f"bin/create-cds-archive failed: {made.stderr.strip()[-600:]}")
             java_opts.append(f"-XX:SharedArchiveFile={archive}")
             java_opts_raw = (java_opts_raw + f" -XX:SharedArchiveFile={archive}").strip()
         header += [
             f"- **Jar**: `{os.path.abspath(args.jar)}` (benchmarked copy, sha256 `{sha[:16]}…`)",
-            f"- **JVM flags (BENCH_JAVA_OPTS)**: `{java_opts_raw or '(none — JVM defaults)'}`"
+            f"- **JVM options**: {benchlib.describe_jvm_options(args.argfile, java_opts_raw, 'BENCH_JAVA_OPTS')}"
             + (" (AppCDS archive made by bin/create-cds-archive for this jar)" if args.cds else ""),
             f"- **Effective JVM**: {effective_jvm_flags(java, java_opts)}",
             f"- **Machine**: {info['nproc']} CPUs ({info['cpu']}), {info['memory']} RAM, kernel {info['kernel']}, "
@@ -1508,7 +1519,7 @@ def main():
                      idle_window, args.idle_after)
         if n_approvals:
             try:
-                approval_api_run(report, jar, java_opts_raw, workdir, n_approvals, 8)
+                approval_api_run(report, jar, args.argfile, java_opts_raw, workdir, n_approvals, 8)
             except BenchFailure as e:
                 report.fail("8. Remote approval request → StartRequests POST (bench/approval_latency.py)", e,
                             key="approval_api")
@@ -1567,7 +1578,9 @@ def main():
         with open(args.out, "w") as f:
             f.write(text)
         with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
-            json.dump({"seed": seed, "java_opts": java_opts_raw, "columns": ["measurement", "n", "unit", "agent",
+            json.dump({"seed": seed, "argfile": args.argfile,
+                       "argfile_options": [] if args.argfile == "none" else benchlib.read_argfile(args.argfile),
+                       "java_opts": java_opts_raw, "columns": ["measurement", "n", "unit", "agent",
                        "seed-001 Python sample", "goal", "verdict"], "rows": table, **report.raw}, f)
     return 1 if report.failures else 0
 
