@@ -112,11 +112,14 @@ def main():
     ap.add_argument("--at", type=int, default=120, help="uptime in s at which to measure")
     ap.add_argument("--no-nmt", action="store_true")
     ap.add_argument("--java", default="java")
+    ap.add_argument("--gc-at", type=int, help="ask for one full GC (jcmd GC.run) at this uptime in s")
+    ap.add_argument("--in-place", action="store_true",
+                    help="run the jar where it is (a class-data-sharing archive records the jar's path)")
     args = ap.parse_args()
     benchlib.install_signal_handlers()
     try:
         workdir = tempfile.mkdtemp(prefix="footprint-")
-        jar, _ = benchlib.snapshot_jar(args.jar, workdir)
+        jar = os.path.abspath(args.jar) if args.in_place else benchlib.snapshot_jar(args.jar, workdir)[0]
         imds = ScriptedImds()
         hook = WebhookReceiver()
         event = scheduled_event(new_event_id())
@@ -159,9 +162,12 @@ def main():
             hook.cond.wait_for(lambda: hook.count >= 1 or not agent.alive(), timeout=60)
         if hook.count < 1:
             raise benchlib.Failure(f"no webhook delivery within 60 s; log:\n{agent.log_tail()}")
+        jcmd = benchlib.jcmd_path(args.java)
+        if args.gc_at is not None:
+            benchlib.pause(max(0.0, args.gc_at - (time.monotonic() - agent.t_spawn)), agent)
+            subprocess.run([jcmd, str(agent.pid), "GC.run"], capture_output=True, timeout=60)
         benchlib.pause(max(0.0, args.at - (time.monotonic() - agent.t_spawn)), agent)
         st = status(agent.pid)
-        jcmd = benchlib.jcmd_path(args.java)
         classes = loaded_classes(jcmd, agent.pid)
         nmt = [] if args.no_nmt else nmt_summary(jcmd, agent.pid)
         polls = len(imds.polls)
