@@ -14,12 +14,10 @@ Prints one Markdown block on stdout."""
 import argparse
 import os
 import re
-import socket
-import socketserver
+import shlex
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -27,49 +25,6 @@ import benchlib  # noqa: E402
 from harness import ScriptedImds, WebhookReceiver, WEBHOOK_SECRET, scheduled_event, new_event_id  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-APPROVAL_SECRET = "footprint-approval-secret-0123456789abcdef"
-
-
-class _Smtp(socketserver.StreamRequestHandler):
-    """Just enough SMTP to accept a message (no TLS offered, so STARTTLS is not attempted)."""
-
-    def handle(self):
-        self.wfile.write(b"220 footprint ESMTP\r\n")
-        in_data = False
-        for raw in self.rfile:
-            line = raw.rstrip(b"\r\n")
-            if in_data:
-                if line == b".":
-                    in_data = False
-                    self.server.messages += 1
-                    self.wfile.write(b"250 queued\r\n")
-                continue
-            verb = line[:4].upper()
-            if verb in (b"EHLO", b"HELO"):
-                self.wfile.write(b"250 footprint\r\n")
-            elif verb == b"DATA":
-                in_data = True
-                self.wfile.write(b"354 go on\r\n")
-            elif verb == b"QUIT":
-                self.wfile.write(b"221 bye\r\n")
-                return
-            else:
-                self.wfile.write(b"250 ok\r\n")
-
-
-def smtp_server():
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Smtp)
-    server.daemon_threads = True
-    server.messages = 0
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    benchlib.register_cleanup(server.shutdown)
-    return server
-
-
-def closed_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def status(pid):
@@ -133,22 +88,8 @@ def main():
         }
         smtp = None
         if args.profile == "all":
-            smtp = smtp_server()
-            env.update({
-                "BRIDGE_EVENTHUBS_CONNECTION_STRING": f"Endpoint=sb://127.0.0.1:{closed_port()}/;"
-                                                      "SharedAccessKeyName=send;SharedAccessKey=Zm9vdHByaW50LWtleQ==;"
-                                                      "EntityPath=events",
-                "BRIDGE_EMAIL_HOST": "127.0.0.1",
-                "BRIDGE_EMAIL_PORT": str(smtp.server_address[1]),
-                "BRIDGE_EMAIL_STARTTLS": "false",
-                "BRIDGE_EMAIL_FROM": "agent@example.com",
-                "BRIDGE_EMAIL_TO": "ops@example.com",
-                "BRIDGE_EMAIL_FILTER_TRANSITIONS": "",
-                "BRIDGE_EMAIL_FILTER_EVENT_TYPES": "",
-                "BRIDGE_APPROVAL_SECRET": APPROVAL_SECRET,
-                "BRIDGE_APPROVAL_PORT": "0",
-                "BRIDGE_APPROVAL_HOST": "127.0.0.1",
-            })
+            sinks_env, smtp = benchlib.all_sinks_env()
+            env.update(sinks_env)
         for kv in args.env:
             key, _, value = kv.partition("=")
             env[key] = value
