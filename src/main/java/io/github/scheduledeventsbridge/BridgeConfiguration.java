@@ -304,6 +304,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
         ImdsSimulator simulator = new ImdsSimulator(options);
         simulator.start();
+        context.getRegistry().bind("imdsSimulator", simulator);
         context.addService(new ServiceSupport() {
             @Override
             protected void doStop() {
