@@ -67,11 +67,13 @@ class ConditionalPollTest extends ScriptedImdsAgentTest {
             await().atMost(WAIT).until(() -> notModified() >= 3);
             Instant since = Instant.now();
             double ok = okPolls(registry);
+            long timed = registry.get("bridge.imds.poll").timer().count();
             // Only 304s from here on (the document did not change), for longer than the readiness limit.
             await().atMost(WAIT).until(() -> notModified() >= 15);
             assertThat(imds.documentsServed()).as("the document was sent once").isEqualTo(1);
             assertThat(backoff.lastAnswer()).as("a 304 is a successful poll").isAfter(since);
             assertThat(okPolls(registry)).isGreaterThan(ok);
+            assertThat(registry.get("bridge.imds.poll").timer().count()).as("latency of 304s too").isGreaterThan(timed);
             assertThat(imdsReadiness(agent)).isEqualTo("UP");
             assertThat(backoff.lastFailureKind()).isEqualTo("none");
         }
