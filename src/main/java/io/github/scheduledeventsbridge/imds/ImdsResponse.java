@@ -80,7 +80,7 @@ public final class ImdsResponse {
         }
         byte[] bytes;
         if (body instanceof InputStream stream) {
-            bytes = readAtMost(stream);
+            bytes = readAtMost(stream, declared);
         } else {
             String text = message.getBody(String.class);
             bytes = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
@@ -139,9 +139,11 @@ public final class ImdsResponse {
         }
     }
 
-    private byte[] readAtMost(InputStream stream) {
+    /** With a Content-Length (within the limit), exactly that: one array of the right size, not 8 KB and a copy. */
+    private byte[] readAtMost(InputStream stream, Long declared) {
         try (stream) {
-            byte[] bytes = stream.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxDocumentSize + 1));
+            long most = declared != null ? declared : maxDocumentSize + 1;
+            byte[] bytes = stream.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, most));
             if (bytes.length > maxDocumentSize) {
                 abort(stream);
                 throw new DocumentTooLargeException("more than " + maxDocumentSize + " bytes", maxDocumentSize);

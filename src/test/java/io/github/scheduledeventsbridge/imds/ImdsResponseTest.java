@@ -124,6 +124,18 @@ class ImdsResponseTest {
     }
 
     @Test
+    @DisplayName("with a Content-Length within the limit, the stream is read to that length")
+    void streamWithContentLength() {
+        byte[] doc = LiveMigrationSeed.INCARNATION_2.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Exchange exchange = answer(200, null, null);
+        exchange.getMessage().setHeader(Exchange.CONTENT_LENGTH, Integer.toString(doc.length));
+        exchange.getMessage().setBody(new java.io.ByteArrayInputStream(doc));
+
+        assertThat(new ImdsResponse(doc.length).toDocument(exchange))
+                .isEqualTo(LiveMigrationSeed.parse(LiveMigrationSeed.INCARNATION_2));
+    }
+
+    @Test
     @DisplayName("the same bytes again give the same document without parsing again; other bytes are parsed")
     void sameBodyNotParsedAgain() {
         ImdsDocument first = response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_2));
