@@ -108,7 +108,7 @@ class ConditionalPollTest extends ScriptedImdsAgentTest {
         imds.etags(BY_CONTENT);
         imds.serve(Docs.document(2, scheduled(A)));
         try (InProcessAgent agent = start()) {
-            await().atMost(WAIT).until(() -> notModified() >= 1);
+            await().atMost(WAIT).until(() -> webhook.delivered().size() == 1 && notModified() >= 1);
         }
         assertThat(webhook.transitionsOf(A)).containsExactly("Scheduled");
         // While the agent was down A started, yet IMDS answers the new run's first (unconditional) GET with 304.
@@ -159,7 +159,8 @@ class ConditionalPollTest extends ScriptedImdsAgentTest {
         try (InProcessAgent agent = start()) {
             await().atMost(WAIT).until(() -> notModified() >= 2);
             imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
-            await().atMost(WAIT).until(() -> imds.gets().contains(new Get("odd etag", 304)));
+            await().atMost(WAIT).until(() -> imds.gets().contains(new Get("odd etag", 304))
+                    && webhook.transitionsOf(B).size() == 1);
         }
         assertThat(imds.gets()).contains(new Get("W/\"x\"", 304));
         assertThat(webhook.transitionsOf(A)).containsExactly("Scheduled");
