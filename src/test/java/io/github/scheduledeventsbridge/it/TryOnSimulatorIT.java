@@ -51,23 +51,19 @@ class TryOnSimulatorIT {
     void aStateDirectoryTheUserNamesIsUsedAndKept() throws Exception {
         Path log = work.resolve("run.log");
         Path keep = work.resolve("keep");
-        Process script = start(log, "-Dbridge.state.dir=" + keep);
-        try {
-            await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("Scheduled "));
-            assertThat(read(log)).contains("state in " + keep);
-            script.destroy();
-            assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(keep.resolve("state.json")).exists();
-        } finally {
-            stop(script);
-        }
+        assertTheRunUsesAndKeeps(start(log, "-Dbridge.state.dir=" + keep), log, keep);
     }
 
     @Test
     void aStateDirectoryNamedInTheEnvironmentIsUsedToo() throws Exception {
         Path log = work.resolve("run.log");
         Path keep = work.resolve("from-env");
-        Process script = start(log, null, "-Dbridge.imds.poll-interval=500", java.util.Map.of("BRIDGE_STATE_DIR", keep.toString()));
+        assertTheRunUsesAndKeeps(start(log, null, "-Dbridge.imds.poll-interval=500",
+                java.util.Map.of("BRIDGE_STATE_DIR", keep.toString())), log, keep);
+    }
+
+    /** The script's run keeps its state in {@code keep}, says so, and leaves it there when stopped. */
+    private void assertTheRunUsesAndKeeps(Process script, Path log, Path keep) throws Exception {
         try {
             await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("Scheduled "));
             assertThat(read(log)).contains("state in " + keep);
