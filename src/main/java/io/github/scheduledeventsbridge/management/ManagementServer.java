@@ -50,7 +50,8 @@ public final class ManagementServer extends ServiceSupport {
 
     /**
      * Binds the server in {@code context}'s registry ({@link #startIfInstalled} starts it). Disabled, there is
-     * no server and Camel registers no MBeans; called before the context starts.
+     * no server; without credentials (no console) or disabled, Camel registers no MBeans. Called before the context
+     * starts.
      */
     public static void install(CamelContext context, ManagementSettings settings) {
         if (!settings.enabled()) {
@@ -58,6 +59,12 @@ public final class ManagementServer extends ServiceSupport {
             context.disableJMX();
             LOG.info("Management server off (bridge.management.enabled=false), and Camel's JMX MBeans with it");
             return;
+        }
+        if (!settings.credentials()) {
+            // Hawtio (the only reader of Camel's MBeans here) needs credentials; without it they would be ~5 MiB of
+            // heap and metadata on every VM that nobody reads (BENCHMARKS.md "Footprint"). Health and /metrics do
+            // not use them.
+            context.disableJMX();
         }
         String host = settings.host();
         if (!settings.credentials() && !isLoopback(host)) {

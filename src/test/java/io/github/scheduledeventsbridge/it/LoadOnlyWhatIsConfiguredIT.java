@@ -41,6 +41,8 @@ class LoadOnlyWhatIsConfiguredIT {
             "email (Jakarta Mail)", List.of("jakarta.mail.Session", "jakarta.mail.Transport", "org.eclipse.angus.",
                     "org.apache.camel.component.mail.MailEndpoint", "org.apache.camel.component.mail.MailProducer"),
             "Hawtio console", List.of("io.hawt.", "org.eclipse.jetty.ee10.webapp.", "org.jolokia."),
+            // Only Hawtio reads them, and it needs the management credentials.
+            "Camel's JMX MBeans", List.of("org.apache.camel.management.mbean."),
             "IMDS simulator", List.of("io.github.scheduledeventsbridge.simulator.ImdsHandler"));
 
     @TempDir
@@ -64,6 +66,14 @@ class LoadOnlyWhatIsConfiguredIT {
         assertThat(matching(loaded, FEATURES.get("approval API (Vert.x)"))).isNotEmpty();
         assertThat(loaded).as("Jetty with management off").doesNotContain("org.eclipse.jetty.server.Server");
         assertThat(matching(loaded, FEATURES.get("Event Hubs (Azure SDK, Reactor, Proton-J)"))).isEmpty();
+    }
+
+    @Test
+    void managementCredentialsBringCamelsMBeansForTheConsoleButNotTheConsoleItself() throws Exception {
+        Set<String> loaded = run(Map.of("BRIDGE_MANAGEMENT_USERNAME", "operator",
+                "BRIDGE_MANAGEMENT_PASSWORD", "a-management-password-of-40-characters-x"));
+        assertThat(matching(loaded, FEATURES.get("Camel's JMX MBeans"))).isNotEmpty();
+        assertThat(matching(loaded, FEATURES.get("Hawtio console"))).as("Hawtio starts when first opened").isEmpty();
     }
 
     private Set<String> run(Map<String, String> extraEnv) throws Exception {
