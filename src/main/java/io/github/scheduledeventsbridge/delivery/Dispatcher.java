@@ -35,8 +35,9 @@ public final class Dispatcher {
     }
 
     /**
-     * Writes every file first and forces them to disk together at the end; until this returns, the
-     * journal's outbox still holds the transitions, so a crash in between only means spooling again.
+     * Writes every file, each forced to disk before it gets its name, several at a time, then forces the
+     * directories; until this returns, the journal's outbox still holds the transitions, so a crash in
+     * between only means spooling again.
      */
     public List<SpoolEntry> spool(List<OutboundEvent> events) {
         try {
@@ -55,6 +56,7 @@ public final class Dispatcher {
 
     private List<SpoolEntry> spoolAll(List<OutboundEvent> events) throws IOException {
         List<SpoolEntry> entries = new ArrayList<>();
+        List<Spool.Write> writes = new ArrayList<>();
         for (Sink sink : registry.sinks()) {
             List<OutboundEvent> accepted = events.stream().filter(sink.filter()).toList();
             if (accepted.isEmpty()) {
@@ -64,11 +66,13 @@ public final class Dispatcher {
                 entries.add(storeBatch(sink, accepted));
             } else {
                 for (OutboundEvent event : accepted) {
-                    entries.add(spool.store(sink, event.seq(), MAPPER.writeValueAsBytes(event.cloudEvent()), false));
+                    writes.add(new Spool.Write(sink, event.seq(), () -> MAPPER.writeValueAsBytes(event.cloudEvent())));
                 }
             }
         }
-        spool.makeDurable(entries);
+        // Each sink's entries stay in sequence order: that is the order its lane is given them.
+        entries.addAll(spool.storeAll(writes));
+        spool.forceDirectories(entries);
         return entries;
     }
 
@@ -83,7 +87,7 @@ public final class Dispatcher {
             ArrayNode batch = MAPPER.createArrayNode();
             rest.forEach(e -> batch.add(e.cloudEvent()));
             try {
-                return spool.store(sink, rest.get(0).seq(), MAPPER.writeValueAsBytes(batch), false);
+                return spool.store(sink, rest.get(0).seq(), MAPPER.writeValueAsBytes(batch));
             } catch (java.nio.file.FileAlreadyExistsException e) {
                 java.util.Set<String> spooled = new java.util.HashSet<>();
                 MAPPER.readTree(java.nio.file.Path.of(e.getFile()).toFile()).forEach(event -> spooled.add(event.path("id").asText()));

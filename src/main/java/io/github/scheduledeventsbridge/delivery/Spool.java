@@ -41,42 +41,119 @@ public final class Spool implements SpoolMXBean {
     private final Map<String, Instant> lastDelivered = new ConcurrentHashMap<>();
     private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
     private final Clock clock;
-    private java.util.concurrent.ExecutorService fsyncPool;
+    /** Threads that store the messages of a big document (a thread mostly waits for the disk). */
+    static final int WRITERS = 8;
+    private final FileWriter writer;
+    private java.util.concurrent.ExecutorService writerPool;
 
     public Spool(Path root) {
         this(root, Clock.systemUTC());
     }
 
     public Spool(Path root, Clock clock) {
-        this.root = root;
-        this.clock = clock;
+        this(root, clock, (file, content) -> AtomicFiles.writeNew(file, content, true));
     }
 
-    public SpoolEntry store(Sink sink, long seq, byte[] payload) throws IOException {
-        return store(sink, seq, payload, true);
+    Spool(Path root, Clock clock, FileWriter writer) {
+        this.root = root;
+        this.clock = clock;
+        this.writer = writer;
     }
 
     /**
-     * Stores without forcing to disk when {@code durable} is false: see {@link #makeDurable}, which
-     * must follow before the caller lets go of its own copy.
+     * Stores one message durably: its content is on disk before it gets its name (written to a temporary
+     * file, forced, renamed). The new name itself is on disk once the directory is forced
+     * ({@link #forceDirectories}).
      */
-    public SpoolEntry store(Sink sink, long seq, byte[] payload, boolean durable) throws IOException {
+    public SpoolEntry store(Sink sink, long seq, byte[] payload) throws IOException {
         Path dir = directory(sink.id());
         Path file = dir.resolve(String.format(Locale.ROOT, "%019d.json", seq));
         if (Files.exists(file)) {
-            // The same outbox spooled again after a crash: the same bytes, nothing to do. Anything else
+            // The same outbox spooled again after a crash: the same bytes, nothing to write. Anything else
             // would be a sequence number used twice, and overwriting would lose an undelivered message.
             if (!Arrays.equals(Files.readAllBytes(file), payload)) {
                 throw new FileAlreadyExistsException(file.toString(), null,
                         "holds another undelivered message with sequence number " + seq + "; not overwritten");
             }
+            // Written by a run that may have been killed before forcing it.
+            AtomicFiles.force(file);
             return new SpoolEntry(sink.id(), sink.queue(), file);
         }
-        AtomicFiles.writeNew(file, payload, durable);
+        writer.write(file, payload);
         if (counter(sink.id()).incrementAndGet() == 1) {
             waitingSince.put(sink.id(), clock.instant());
         }
         return new SpoolEntry(sink.id(), sink.queue(), file);
+    }
+
+    /** One message to store: its bytes are made by the thread that stores it. */
+    public record Write(Sink sink, long seq, Payload payload) {
+    }
+
+    /** A message's bytes, made when it is stored (serialising a thousand CloudEvents is worth spreading too). */
+    @FunctionalInterface
+    public interface Payload {
+        byte[] bytes() throws IOException;
+    }
+
+    /** How a message's file is written: {@link AtomicFiles#writeNew} with its content forced (tests wrap it). */
+    @FunctionalInterface
+    interface FileWriter {
+        void write(Path file, byte[] content) throws IOException;
+    }
+
+    /**
+     * Stores many messages at once, each as {@link #store} does (content forced before the rename), several
+     * at a time: concurrent writes and fsyncs share the file system's journal commits, so a 1000-event
+     * document costs a few commits instead of a thousand one after the other, and creating a thousand files
+     * is no longer one long sequence either. Returns when every one is stored (or the first failure, once all
+     * have finished), in the order given; the directories still need {@link #forceDirectories}.
+     */
+    public List<SpoolEntry> storeAll(List<Write> writes) throws IOException {
+        if (writes.size() <= 2) {
+            List<SpoolEntry> entries = new java.util.ArrayList<>();
+            for (Write write : writes) {
+                entries.add(store(write.sink(), write.seq(), write.payload().bytes()));
+            }
+            return entries;
+        }
+        List<java.util.concurrent.Future<SpoolEntry>> stored = new java.util.ArrayList<>();
+        for (Write write : writes) {
+            stored.add(writerPool().submit(() -> store(write.sink(), write.seq(), write.payload().bytes())));
+        }
+        List<SpoolEntry> entries = new java.util.ArrayList<>();
+        IOException failure = null;
+        boolean interrupted = false;
+        for (java.util.concurrent.Future<SpoolEntry> future : stored) {
+            // Every write is waited for, failed or not: none may still be under way when the caller retries.
+            while (true) {
+                try {
+                    entries.add(future.get());
+                    break;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (failure == null) {
+                        failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                    }
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return entries;
+    }
+
+    /** Forces the directories of these entries, so that their names are on disk too. */
+    public void forceDirectories(List<SpoolEntry> entries) throws IOException {
+        for (Path dir : entries.stream().map(e -> e.file().getParent()).distinct().toList()) {
+            AtomicFiles.force(dir);
+        }
     }
 
     /**
@@ -103,49 +180,17 @@ public final class Spool implements SpoolMXBean {
         }
     }
 
-    /**
-     * Forces many freshly stored files to disk at once: concurrent fsyncs share the file system's
-     * journal commits, so a 1000-event document costs a few commits instead of a thousand.
-     */
-    public void makeDurable(List<SpoolEntry> entries) throws IOException {
-        List<Path> paths = new java.util.ArrayList<>(entries.stream().map(SpoolEntry::file).toList());
-        paths.addAll(entries.stream().map(e -> e.file().getParent()).distinct().toList());
-        if (paths.size() <= 2) {
-            for (Path path : paths) {
-                AtomicFiles.force(path);
-            }
-            return;
-        }
-        List<java.util.concurrent.Future<?>> forced = new java.util.ArrayList<>();
-        for (Path path : paths) {
-            forced.add(fsyncPool().submit(() -> {
-                AtomicFiles.force(path);
-                return null;
-            }));
-        }
-        for (java.util.concurrent.Future<?> future : forced) {
-            try {
-                future.get();
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while forcing the spool to disk", e);
-            }
-        }
-    }
-
     /** A few daemon threads, created on the first big batch only: idle agents do not pay for them. */
-    private synchronized java.util.concurrent.ExecutorService fsyncPool() {
-        if (fsyncPool == null) {
+    private synchronized java.util.concurrent.ExecutorService writerPool() {
+        if (writerPool == null) {
             java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-            fsyncPool = java.util.concurrent.Executors.newFixedThreadPool(8, r -> {
-                Thread t = new Thread(r, "spool-fsync-" + n.incrementAndGet());
+            writerPool = java.util.concurrent.Executors.newFixedThreadPool(WRITERS, r -> {
+                Thread t = new Thread(r, "spool-writer-" + n.incrementAndGet());
                 t.setDaemon(true);
                 return t;
             });
         }
-        return fsyncPool;
+        return writerPool;
     }
 
     /** Pending messages of a sink, oldest first. */
