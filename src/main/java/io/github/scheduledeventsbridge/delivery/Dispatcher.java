@@ -66,7 +66,8 @@ public final class Dispatcher {
                 entries.add(storeBatch(sink, accepted));
             } else {
                 for (OutboundEvent event : accepted) {
-                    writes.add(new Spool.Write(sink, event.seq(), () -> MAPPER.writeValueAsBytes(event.cloudEvent())));
+                    writes.add(new Spool.Write(sink, event.seq(), Spool.eventIdOf(event.cloudEvent()),
+                            () -> MAPPER.writeValueAsBytes(event.cloudEvent())));
                 }
             }
         }

@@ -66,6 +66,11 @@ public final class Spool implements SpoolMXBean {
      * ({@link #forceDirectories}).
      */
     public SpoolEntry store(Sink sink, long seq, byte[] payload) throws IOException {
+        return store(sink, seq, null, payload);
+    }
+
+    /** {@code eventId} chooses the sink's lane: every message of one event goes through the same one. */
+    public SpoolEntry store(Sink sink, long seq, String eventId, byte[] payload) throws IOException {
         Path dir = directory(sink.id());
         Path file = dir.resolve(String.format(Locale.ROOT, "%019d.json", seq));
         if (Files.exists(file)) {
@@ -77,17 +82,17 @@ public final class Spool implements SpoolMXBean {
             }
             // Written by a run that may have been killed before forcing it.
             AtomicFiles.force(file);
-            return new SpoolEntry(sink.id(), sink.queue(), file);
+            return new SpoolEntry(sink.id(), sink.queueFor(eventId), file);
         }
         writer.write(file, payload);
         if (counter(sink.id()).incrementAndGet() == 1) {
             waitingSince.put(sink.id(), clock.instant());
         }
-        return new SpoolEntry(sink.id(), sink.queue(), file);
+        return new SpoolEntry(sink.id(), sink.queueFor(eventId), file);
     }
 
-    /** One message to store: its bytes are made by the thread that stores it. */
-    public record Write(Sink sink, long seq, Payload payload) {
+    /** One message to store (of event {@code eventId}): its bytes are made by the thread that stores it. */
+    public record Write(Sink sink, long seq, String eventId, Payload payload) {
     }
 
     /** A message's bytes, made when it is stored (serialising a thousand CloudEvents is worth spreading too). */
@@ -113,13 +118,13 @@ public final class Spool implements SpoolMXBean {
         if (writes.size() <= 2) {
             List<SpoolEntry> entries = new java.util.ArrayList<>();
             for (Write write : writes) {
-                entries.add(store(write.sink(), write.seq(), write.payload().bytes()));
+                entries.add(store(write.sink(), write.seq(), write.eventId(), write.payload().bytes()));
             }
             return entries;
         }
         List<java.util.concurrent.Future<SpoolEntry>> stored = new java.util.ArrayList<>();
         for (Write write : writes) {
-            stored.add(writerPool().submit(() -> store(write.sink(), write.seq(), write.payload().bytes())));
+            stored.add(writerPool().submit(() -> store(write.sink(), write.seq(), write.eventId(), write.payload().bytes())));
         }
         List<SpoolEntry> entries = new java.util.ArrayList<>();
         IOException failure = null;
@@ -193,7 +198,10 @@ public final class Spool implements SpoolMXBean {
         return writerPool;
     }
 
-    /** Pending messages of a sink, oldest first. */
+    /**
+     * Pending messages of a sink, oldest first, each for the lane of its event (read from the file when the
+     * sink has several lanes).
+     */
     public List<SpoolEntry> pending(Sink sink) throws IOException {
         Path dir = directory(sink.id());
         try (Stream<Path> files = Files.list(dir)) {
@@ -201,7 +209,7 @@ public final class Spool implements SpoolMXBean {
                     .filter(f -> f.getFileName().toString().endsWith(".json")
                             && !f.getFileName().toString().startsWith("."))
                     .sorted()
-                    .map(f -> new SpoolEntry(sink.id(), sink.queue(), f))
+                    .map(f -> new SpoolEntry(sink.id(), sink.lanes() == 1 ? sink.queue() : sink.queueFor(eventIdIn(f)), f))
                     .toList();
             counter(sink.id()).set(entries.size());
             if (!entries.isEmpty()) {
@@ -209,6 +217,26 @@ public final class Spool implements SpoolMXBean {
             }
             return entries;
         }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** The EventId a spooled CloudEvent is about, or null (unreadable: its lane will dead-letter it). */
+    static String eventIdIn(Path file) {
+        try {
+            return eventIdOf(MAPPER.readTree(file.toFile()));
+        } catch (IOException | RuntimeException unreadable) {
+            return null;
+        }
+    }
+
+    /** The EventId a CloudEvent is about ({@code data.eventId}, else its {@code subject}), or null. */
+    public static String eventIdOf(com.fasterxml.jackson.databind.JsonNode cloudEvent) {
+        if (cloudEvent == null) {
+            return null;
+        }
+        String eventId = cloudEvent.path("data").path("eventId").asText("");
+        return eventId.isBlank() ? cloudEvent.path("subject").asText(null) : eventId;
     }
 
     /**

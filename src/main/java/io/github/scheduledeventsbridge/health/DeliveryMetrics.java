@@ -49,7 +49,7 @@ public final class DeliveryMetrics implements Processor {
         MeterRegistry registry = registry();
         if (entry != null && outageLog != null) {
             Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-            outageLog.attemptFailed(entry.sinkId(), cause != null ? cause : exchange.getException());
+            outageLog.attemptFailed(entry.sinkId(), entry.queue(), cause != null ? cause : exchange.getException());
         }
         if (registry != null && entry != null) {
             // Same tag keys as the route's micrometer:counter steps, which add camelContext: Prometheus

@@ -141,6 +141,32 @@ class SpoolTest {
     }
 
     @Test
+    @DisplayName("with several lanes, a message is queued for its event's lane when stored and again after a restart")
+    void pendingKeepsEachEventInItsLane() throws IOException {
+        Sink lanes = new Sink("w", "desc", "tpl", java.util.Map.of(), e -> true, false, 4);
+        Spool spool = new Spool(root);
+        java.util.Map<String, String> stored = new java.util.HashMap<>();
+        for (int i = 0; i < 40; i++) {
+            String eventId = String.format("AAAAAAAA-0000-0000-0000-%012d", i % 10);
+            SpoolEntry entry = spool.store(lanes, i + 1, eventId,
+                    bytes("{\"subject\":\"x\",\"data\":{\"eventId\":\"" + eventId + "\"}}"));
+            assertThat(entry.queue()).isEqualTo(lanes.queueFor(eventId));
+            stored.put(entry.file().getFileName().toString(), entry.queue());
+        }
+        Files.writeString(root.resolve("w").resolve("0000000000000000100.json"), "{\"subject\":\"BBBBBBBB-0000\"}");
+        Files.writeString(root.resolve("w").resolve("0000000000000000101.json"), "not json");
+
+        List<SpoolEntry> pending = new Spool(root).pending(lanes);
+
+        assertThat(pending).hasSize(42);
+        for (SpoolEntry entry : pending.subList(0, 40)) {
+            assertThat(entry.queue()).isEqualTo(stored.get(entry.file().getFileName().toString()));
+        }
+        assertThat(pending.get(40).queue()).as("no data.eventId: the subject").isEqualTo(lanes.queueFor("BBBBBBBB-0000"));
+        assertThat(pending.get(41).queue()).as("unreadable: the first lane, which dead-letters it").isEqualTo("seda:sink-w");
+    }
+
+    @Test
     @DisplayName("depth counts per sink; pending of an unused sink is empty")
     void depthPerSink() throws IOException {
         Spool spool = new Spool(root);
