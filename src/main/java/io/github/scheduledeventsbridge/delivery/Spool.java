@@ -41,29 +41,24 @@ public final class Spool implements SpoolMXBean {
     private final Map<String, Instant> lastDelivered = new ConcurrentHashMap<>();
     private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
     private final Clock clock;
-    /** Threads that store the messages of a big document (a thread mostly waits for the disk). */
-    static final int WRITERS = 8;
-    private final FileWriter writer;
-    private java.util.concurrent.ExecutorService writerPool;
+    /** Threads that force the files of a big document to disk (a thread mostly waits for the disk). */
+    static final int FORCERS = 8;
+    private java.util.concurrent.ExecutorService forcerPool;
 
     public Spool(Path root) {
         this(root, Clock.systemUTC());
     }
 
     public Spool(Path root, Clock clock) {
-        this(root, clock, (file, content) -> AtomicFiles.writeNew(file, content, true));
-    }
-
-    Spool(Path root, Clock clock, FileWriter writer) {
         this.root = root;
         this.clock = clock;
-        this.writer = writer;
     }
 
     /**
      * Stores one message durably: its content is on disk before it gets its name (written to a temporary
      * file, forced, renamed). The new name itself is on disk once the directory is forced
-     * ({@link #forceDirectories}).
+     * ({@link #forceDirectories}). An existing file with the same bytes is the same message spooled again
+     * after a crash: kept, and forced (a killed run may not have done so).
      */
     public SpoolEntry store(Sink sink, long seq, byte[] payload) throws IOException {
         return store(sink, seq, null, payload);
@@ -71,8 +66,19 @@ public final class Spool implements SpoolMXBean {
 
     /** {@code eventId} chooses the sink's lane: every message of one event goes through the same one. */
     public SpoolEntry store(Sink sink, long seq, String eventId, byte[] payload) throws IOException {
+        Written written = write(sink, seq, eventId, payload);
+        commit(written);
+        return written.entry();
+    }
+
+    /** A message's file, written under a temporary name (null when the same message was spooled already). */
+    private record Written(SpoolEntry entry, Path temporary) {
+    }
+
+    private Written write(Sink sink, long seq, String eventId, byte[] payload) throws IOException {
         Path dir = directory(sink.id());
         Path file = dir.resolve(String.format(Locale.ROOT, "%019d.json", seq));
+        SpoolEntry entry = new SpoolEntry(sink.id(), sink.queueFor(eventId), file);
         if (Files.exists(file)) {
             // The same outbox spooled again after a crash: the same bytes, nothing to write. Anything else
             // would be a sequence number used twice, and overwriting would lose an undelivered message.
@@ -80,39 +86,41 @@ public final class Spool implements SpoolMXBean {
                 throw new FileAlreadyExistsException(file.toString(), null,
                         "holds another undelivered message with sequence number " + seq + "; not overwritten");
             }
-            // Written by a run that may have been killed before forcing it.
-            AtomicFiles.force(file);
-            return new SpoolEntry(sink.id(), sink.queueFor(eventId), file);
+            return new Written(entry, null);
         }
-        writer.write(file, payload);
-        if (counter(sink.id()).incrementAndGet() == 1) {
-            waitingSince.put(sink.id(), clock.instant());
-        }
-        return new SpoolEntry(sink.id(), sink.queueFor(eventId), file);
+        return new Written(entry, AtomicFiles.writeTemporary(file, payload));
     }
 
-    /** One message to store (of event {@code eventId}): its bytes are made by the thread that stores it. */
+    /** Forces the written content, then names it (or forces the file that was there already). */
+    private void commit(Written written) throws IOException {
+        SpoolEntry entry = written.entry();
+        if (written.temporary() == null) {
+            AtomicFiles.force(entry.file());
+            return;
+        }
+        AtomicFiles.commitTemporary(written.temporary(), entry.file());
+        if (counter(entry.sinkId()).incrementAndGet() == 1) {
+            waitingSince.put(entry.sinkId(), clock.instant());
+        }
+    }
+
+    /** One message to store (of event {@code eventId}). */
     public record Write(Sink sink, long seq, String eventId, Payload payload) {
     }
 
-    /** A message's bytes, made when it is stored (serialising a thousand CloudEvents is worth spreading too). */
+    /** A message's bytes, made when it is stored. */
     @FunctionalInterface
     public interface Payload {
         byte[] bytes() throws IOException;
     }
 
-    /** How a message's file is written: {@link AtomicFiles#writeNew} with its content forced (tests wrap it). */
-    @FunctionalInterface
-    interface FileWriter {
-        void write(Path file, byte[] content) throws IOException;
-    }
-
     /**
-     * Stores many messages at once, each as {@link #store} does (content forced before the rename), several
-     * at a time: concurrent writes and fsyncs share the file system's journal commits, so a 1000-event
-     * document costs a few commits instead of a thousand one after the other, and creating a thousand files
-     * is no longer one long sequence either. Returns when every one is stored (or the first failure, once all
-     * have finished), in the order given; the directories still need {@link #forceDirectories}.
+     * Stores many messages at once, each as {@link #store} does: written one after the other by the calling
+     * thread (files created in one directory from several threads only make each other wait in the file
+     * system), then forced and named by the fsync threads, so that the forcing overlaps the writing and
+     * concurrent fsyncs share the disk's flushes. Returns when every message is stored, in the order given, or
+     * with the first failure once no fsync thread is working on them any more; the directories still need
+     * {@link #forceDirectories}.
      */
     public List<SpoolEntry> storeAll(List<Write> writes) throws IOException {
         if (writes.size() <= 2) {
@@ -122,18 +130,26 @@ public final class Spool implements SpoolMXBean {
             }
             return entries;
         }
-        List<java.util.concurrent.Future<SpoolEntry>> stored = new java.util.ArrayList<>();
-        for (Write write : writes) {
-            stored.add(writerPool().submit(() -> store(write.sink(), write.seq(), write.eventId(), write.payload().bytes())));
-        }
         List<SpoolEntry> entries = new java.util.ArrayList<>();
+        List<java.util.concurrent.Future<?>> committed = new java.util.ArrayList<>();
         IOException failure = null;
+        try {
+            for (Write write : writes) {
+                Written written = write(write.sink(), write.seq(), write.eventId(), write.payload().bytes());
+                entries.add(written.entry());
+                committed.add(forcerPool().submit(() -> {
+                    commit(written);
+                    return null;
+                }));
+            }
+        } catch (IOException e) {
+            failure = e;
+        }
         boolean interrupted = false;
-        for (java.util.concurrent.Future<SpoolEntry> future : stored) {
-            // Every write is waited for, failed or not: none may still be under way when the caller retries.
+        for (java.util.concurrent.Future<?> future : committed) {
             while (true) {
                 try {
-                    entries.add(future.get());
+                    future.get();
                     break;
                 } catch (java.util.concurrent.ExecutionException e) {
                     if (failure == null) {
@@ -185,17 +201,17 @@ public final class Spool implements SpoolMXBean {
         }
     }
 
-    /** A few daemon threads, created on the first big batch only: idle agents do not pay for them. */
-    private synchronized java.util.concurrent.ExecutorService writerPool() {
-        if (writerPool == null) {
+    /** A few daemon threads, created on the first big document only: idle agents do not pay for them. */
+    private synchronized java.util.concurrent.ExecutorService forcerPool() {
+        if (forcerPool == null) {
             java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-            writerPool = java.util.concurrent.Executors.newFixedThreadPool(WRITERS, r -> {
-                Thread t = new Thread(r, "spool-writer-" + n.incrementAndGet());
+            forcerPool = java.util.concurrent.Executors.newFixedThreadPool(FORCERS, r -> {
+                Thread t = new Thread(r, "spool-fsync-" + n.incrementAndGet());
                 t.setDaemon(true);
                 return t;
             });
         }
-        return writerPool;
+        return forcerPool;
     }
 
     /**
