@@ -115,11 +115,12 @@ public final class Spool implements SpoolMXBean {
     }
 
     /**
-     * Stores many messages at once, each as {@link #store} does: written one after the other by the calling
-     * thread (files created in one directory from several threads only make each other wait in the file
-     * system), then forced and named by the fsync threads, so that the forcing overlaps the writing and
-     * concurrent fsyncs share the disk's flushes. Returns when every message is stored, in the order given, or
-     * with the first failure once no fsync thread is working on them any more; the directories still need
+     * Stores many messages at once, each as {@link #store} does, in two rounds: the calling thread writes every
+     * message to its temporary file, one after the other (files created in one directory from several threads,
+     * or while other threads force and rename there, only make each other wait in the file system); then the
+     * fsync threads force each temporary file and give it its name, several at a time, so that their fsyncs
+     * share the disk's flushes. Returns when every message is stored, in the order given, or with the first
+     * failure once no fsync thread is working on them any more; the directories still need
      * {@link #forceDirectories}.
      */
     public List<SpoolEntry> storeAll(List<Write> writes) throws IOException {
@@ -130,20 +131,21 @@ public final class Spool implements SpoolMXBean {
             }
             return entries;
         }
-        List<SpoolEntry> entries = new java.util.ArrayList<>();
-        List<java.util.concurrent.Future<?>> committed = new java.util.ArrayList<>();
+        List<Written> written = new java.util.ArrayList<>();
         IOException failure = null;
         try {
             for (Write write : writes) {
-                Written written = write(write.sink(), write.seq(), write.eventId(), write.payload().bytes());
-                entries.add(written.entry());
-                committed.add(forcerPool().submit(() -> {
-                    commit(written);
-                    return null;
-                }));
+                written.add(write(write.sink(), write.seq(), write.eventId(), write.payload().bytes()));
             }
         } catch (IOException e) {
             failure = e;
+        }
+        List<java.util.concurrent.Future<?>> committed = new java.util.ArrayList<>();
+        for (Written each : written) {
+            committed.add(forcerPool().submit(() -> {
+                commit(each);
+                return null;
+            }));
         }
         boolean interrupted = false;
         for (java.util.concurrent.Future<?> future : committed) {
@@ -167,7 +169,7 @@ public final class Spool implements SpoolMXBean {
         if (failure != null) {
             throw failure;
         }
-        return entries;
+        return written.stream().map(Written::entry).toList();
     }
 
     /** Forces the directories of these entries, so that their names are on disk too. */
