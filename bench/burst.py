@@ -28,8 +28,21 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
+import harness  # noqa: E402
 from harness import (ScriptedImds, WebhookReceiver, WEBHOOK_SECRET, scheduled_event, new_event_id,  # noqa: E402
                      transition_log_times, log_problems, _WALL_MINUS_MONO)
+
+# Connections the webhook receiver accepted (one handler per connection): shows keep-alive at work.
+CONNECTIONS = [0]
+_setup = harness._WebhookHandler.setup
+
+
+def _counting_setup(self):
+    CONNECTIONS[0] += 1
+    _setup(self)
+
+
+harness._WebhookHandler.setup = _counting_setup
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -101,7 +114,7 @@ def one_burst(args, workdir, imds, hook, agent, log, ids, no):
             ["perf", "trace", "-p", str(agent.pid), "-e", args.perf, "-o", os.path.join(workdir, f"trace-{no}.txt")]
         tracer = subprocess.Popen(command, stderr=subprocess.DEVNULL)
         benchlib.pause(1.0, agent)
-    ticks0, own0 = tid_ticks(agent.pid), os.times()
+    ticks0, own0, connections0 = tid_ticks(agent.pid), os.times(), CONNECTIONS[0]
     incarnation, t_change = imds.set_events([scheduled_event(e) for e in ids])
     keys = [(e, "Scheduled") for e in ids]
     done = benchlib.wait_until(hook.cond, lambda: all(k in hook.arrivals for k in keys), 300, agent, "burst")
@@ -111,6 +124,8 @@ def one_burst(args, workdir, imds, hook, agent, log, ids, no):
         arrived = sorted(hook.arrivals[k] for k in keys)
         dups, bad = hook.duplicates, hook.bad_signatures
     ticks1, own1 = tid_ticks(agent.pid), os.times()
+    with open(f"/proc/{agent.pid}/status") as f:
+        memory = {k: int(v.split()[0]) // 1024 for k, _, v in (line.partition(":") for line in f) if k in ("VmRSS", "VmHWM")}
     busy = sorted(((ticks1[t][1] - ticks0.get(t, (None, 0, 0))[1], ticks1[t][2] - ticks0.get(t, (None, 0, 0))[2],
                     f"{ticks1[t][0]}/{t}") for t in ticks1), reverse=True)
     cpu = ("CPU ticks (10 ms, of which system): agent " + str(sum(d for d, _, _ in busy)) + "/"
@@ -134,7 +149,9 @@ def one_burst(args, workdir, imds, hook, agent, log, ids, no):
     print(f"run {no}: load {load}: total {total:.0f} ms (change→poll {(t_poll - t_change) * 1000:.0f}; from the "
           f"poll: log lines {ms(log_times[0]) if log_times else '-'}…{ms(log_times[-1]) if log_times else '-'}, "
           f"webhooks {ms(arrived[0])}…{ms(arrived[-1])}, {(len(arrived) - 1) / max(1e-9, arrived[-1] - arrived[0]):.0f}"
-          f"/s); dups {dups}, bad sig {bad}, WARN/ERROR {problems}\n  {cpu}", flush=True)
+          f"/s); dups {dups}, bad sig {bad}, WARN/ERROR {problems}; "
+          f"{CONNECTIONS[0] - connections0} new connection(s); RSS / peak {memory.get('VmRSS')} / "
+          f"{memory.get('VmHWM')} MiB\n  {cpu}", flush=True)
     # Lines an instrumented build prints ("TIMING <epoch ms> what"), as ms after the poll.
     with open(log, errors="replace") as f:
         marks = [line.split(None, 2) for line in f if line.startswith("TIMING ")]
