@@ -23,9 +23,11 @@ RUN groupadd --system --gid 10001 seb \
  && chown seb:seb /var/lib/scheduled-events-bridge
 COPY --from=build /src/target/scheduled-events-bridge.jar /opt/scheduled-events-bridge/scheduled-events-bridge.jar
 COPY config/*.properties /opt/scheduled-events-bridge/config/
+COPY packaging/jvm.options /opt/scheduled-events-bridge/jvm.options
 COPY bin/create-cds-archive /opt/scheduled-events-bridge/bin/
-# Class-data sharing: a training run on the built-in simulator records the classes the agent loads, so
-# that every start maps them instead of reading them from the fat jar (start to first poll ~1 s sooner).
+# Class-data sharing: a training run on the built-in simulator, with the JVM options below (../jvm.options
+# next to the script), records the classes the agent loads, so that every start maps them instead of
+# reading them from the fat jar (start to first poll ~1 s sooner).
 RUN /opt/scheduled-events-bridge/bin/create-cds-archive /opt/scheduled-events-bridge/scheduled-events-bridge.jar \
       /opt/scheduled-events-bridge/scheduled-events-bridge.jsa
 # Without BRIDGE_MANAGEMENT_USERNAME/PASSWORD the management server listens on the container's own
@@ -42,12 +44,9 @@ EXPOSE 8080 8089
 # Five tries, 30 s apart, give a starting agent time before it counts as unhealthy.
 HEALTHCHECK --interval=30s --timeout=5s --retries=5 \
   CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${BRIDGE_MANAGEMENT_PORT:-8080} && printf 'GET /observe/health/live HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3 | grep -q ' 200 '"]
-# Small, steady footprint: serial GC, bounded heap and metaspace, only the C1 JIT compiler, which
-# compiles the once-a-second poll path after ~40 polls instead of ~200 (CompileThresholdScaling), no
-# perf-data sampling thread (jcmd PID still works; jps no longer lists the agent); fast start from the
-# class-data-sharing archive made above. BENCHMARKS.md shows what each flag buys.
-ENTRYPOINT ["java", "-XX:+UseSerialGC", "-Xms16m", "-Xmx96m", "-XX:MaxMetaspaceSize=96m", "-Xss512k", \
-            "-XX:TieredStopAtLevel=1", "-XX:CompileThresholdScaling=0.2", "-XX:-UsePerfData", \
-            "-XX:+ExitOnOutOfMemoryError", \
+# The shipped JVM options (packaging/jvm.options, for a small, steady footprint; BENCHMARKS.md shows what
+# each buys), then the class-data-sharing archive made above. To change them, mount your own file over
+# /opt/scheduled-events-bridge/jvm.options (a stale archive then costs ~1 s and one warning line at most).
+ENTRYPOINT ["java", "@/opt/scheduled-events-bridge/jvm.options", \
             "-XX:SharedArchiveFile=/opt/scheduled-events-bridge/scheduled-events-bridge.jsa", \
             "-jar", "/opt/scheduled-events-bridge/scheduled-events-bridge.jar"]

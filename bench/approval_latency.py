@@ -3,11 +3,16 @@
 
 Starts the packaged agent with the approval API against a scripted IMDS (this script), sends N signed
 approvals of a Scheduled event, each with a different body (whitespace varies) so none is a replay,
-and measures from sending the request to IMDS receiving the StartRequests POST.
-Usage: bench/approval_latency.py [--jar PATH] [--n 500]
+and measures from sending the request to IMDS receiving the StartRequests POST. The agent runs with the
+JVM options it ships with (@packaging/jvm.options, or --argfile; 'none' = the JVM's defaults), then the
+flags in BENCH_JAVA_OPTS, which win where both set the same thing.
+Usage: bench/approval_latency.py [--jar PATH] [--n 500] [--argfile PATH|none]
 """
 import argparse, hashlib, hmac, http.client, json, os, signal, socket, subprocess, sys, tempfile, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
 
 EVENT = "C7061BAC-AFDC-4513-B24B-AA5F13A16123"
 DOC = json.dumps({"DocumentIncarnation": 2, "Events": [{
@@ -62,6 +67,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser.add_argument("--jar", default=os.path.join(root, "target", "scheduled-events-bridge.jar"))
     parser.add_argument("--n", type=int, default=500)
+    parser.add_argument("--argfile", default=benchlib.SHIPPED_JVM_OPTIONS)
     args = parser.parse_args()
 
     imds = ThreadingHTTPServer(("127.0.0.1", 0), Imds)
@@ -72,7 +78,7 @@ def main():
                BRIDGE_IMDS_INSTANCE_URL=f"http://127.0.0.1:{imds.server_port}/metadata/instance/compute",
                BRIDGE_STATE_DIR=state, BRIDGE_APPROVAL_SECRET=SECRET.decode(), BRIDGE_APPROVAL_PORT=str(port),
                BRIDGE_MANAGEMENT_PORT=str(free_port()))
-    java_opts = os.environ.get("BENCH_JAVA_OPTS", "").split()
+    java_opts = benchlib.agent_jvm_options(args.argfile, os.environ.get("BENCH_JAVA_OPTS", ""))
     log = open(os.path.join(state, "agent.log"), "w")
     agent = subprocess.Popen(["java", *java_opts, "-jar", args.jar], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:

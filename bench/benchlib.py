@@ -1,8 +1,10 @@
 """Plumbing shared by bench/harness.py and bench/soak.py (python3 standard library only).
 
 Progress lines, the clean-up registry (whatever is started is stopped exactly once: on normal exit, on an
-exception, on SIGINT/SIGTERM and via atexit), interruptible waits, /proc and jcmd probes, percentiles and
-the jar snapshot. Each script names its progress prefix with set_label() and installs the signal handlers.
+exception, on SIGINT/SIGTERM and via atexit), interruptible waits, /proc and jcmd probes, percentiles, the jar
+snapshot, the agent's JVM options, and the "all sinks" profile (Event Hubs, email with its local SMTP responder,
+the approval API) that bench/harness.py and bench/footprint.py both configure. Each script names its progress
+prefix with set_label() and installs the signal handlers.
 """
 
 import atexit
@@ -10,13 +12,21 @@ import collections
 import hashlib
 import math
 import os
+import shlex
 import shutil
 import signal
+import socket
+import socketserver
 import subprocess
 import sys
 import threading
 import time
 import zipfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The JVM options the agent ships with (a JDK @argfile, read by the Dockerfile, the systemd unit and
+# bin/create-cds-archive too): the benchmarks measure the agent as it runs in production.
+SHIPPED_JVM_OPTIONS = os.path.join(REPO, "packaging", "jvm.options")
 
 STARTED = time.monotonic()
 SHUTDOWN = threading.Event()    # set on SIGINT/SIGTERM: every wait below ends early
@@ -25,6 +35,35 @@ _label = "bench"
 
 class Failure(Exception):
     """A measurement could not be completed."""
+
+
+def read_argfile(path):
+    """The options in a JDK @argfile as the java launcher reads them: white space separates them, '#' at the
+    start of one comments out the rest of its line (the shipped file has no quotes)."""
+    options = []
+    with open(path) as f:
+        for line in f:
+            for word in line.split():
+                if word.startswith("#"):
+                    break
+                options.append(word)
+    return options
+
+
+def agent_jvm_options(argfile, extra):
+    """The agent's JVM options: @argfile (None or 'none': the JVM's defaults), then the extra flags (a
+    shell-quoted string), which win where both set the same thing (java takes the last)."""
+    opts = [] if argfile in (None, "none") else [f"@{os.path.abspath(argfile)}"]
+    return opts + shlex.split(extra or "")
+
+
+def describe_jvm_options(argfile, extra, extra_name):
+    """For a report: the argfile, the flags it holds, and the extra ones."""
+    if argfile in (None, "none"):
+        text = "no argfile (the JVM's defaults)"
+    else:
+        text = f"`@{os.path.abspath(argfile)}` (`{' '.join(read_argfile(argfile))}`)"
+    return text + (f" + {extra_name} `{extra.strip()}`" if extra and extra.strip() else f", no {extra_name}")
 
 
 def set_label(label):
@@ -230,3 +269,83 @@ class AgentProcess:
                 return "".join(collections.deque(f, maxlen=lines))
         except OSError:
             return "(no log)"
+
+
+# ---------------------------------------------------------------------------------------------
+# The "all sinks" profile: Event Hubs, email and the approval API on top of a webhook
+# ---------------------------------------------------------------------------------------------
+APPROVAL_SECRET = "bench-approval-secret-0123456789abcdef"   # >= 32 characters, as the agent requires
+
+
+class _Smtp(socketserver.StreamRequestHandler):
+    """Just enough SMTP to accept a message (no TLS offered, so STARTTLS is not attempted)."""
+
+    def handle(self):
+        self.wfile.write(b"220 bench ESMTP\r\n")
+        in_data = False
+        for raw in self.rfile:
+            line = raw.rstrip(b"\r\n")
+            if in_data:
+                if line == b".":
+                    in_data = False
+                    self.server.messages += 1
+                    self.wfile.write(b"250 queued\r\n")
+                continue
+            verb = line[:4].upper()
+            if verb in (b"EHLO", b"HELO"):
+                self.wfile.write(b"250 bench\r\n")
+            elif verb == b"DATA":
+                in_data = True
+                self.wfile.write(b"354 go on\r\n")
+            elif verb == b"QUIT":
+                self.wfile.write(b"221 bye\r\n")
+                return
+            else:
+                self.wfile.write(b"250 ok\r\n")
+
+
+def smtp_server():
+    """A local SMTP responder on 127.0.0.1 (its .messages counts the mails accepted), stopped by the clean-up."""
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Smtp)
+    server.daemon_threads = True
+    server.messages = 0
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def stop():
+        server.shutdown()
+        server.server_close()
+    register_cleanup(stop)
+    return server
+
+
+def closed_port():
+    """A local TCP port nothing listens on (bound, then released): connections to it are refused."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+ALL_SINKS_LABEL = ("Event Hubs (connection string to a closed local port: SDK loaded and retrying), email (a local "
+                   "SMTP responder) and the approval API (127.0.0.1, port 0) on top of the webhook")
+
+
+def all_sinks_env():
+    """The agent's settings for Event Hubs, email and the approval API (see ALL_SINKS_LABEL), to add to a webhook
+    configuration; starts the SMTP responder. Returns (env, SMTP server)."""
+    smtp = smtp_server()
+    env = {
+        "BRIDGE_EVENTHUBS_CONNECTION_STRING": f"Endpoint=sb://127.0.0.1:{closed_port()}/;"
+                                              "SharedAccessKeyName=send;SharedAccessKey=YmVuY2gta2V5;"
+                                              "EntityPath=events",
+        "BRIDGE_EMAIL_HOST": "127.0.0.1",
+        "BRIDGE_EMAIL_PORT": str(smtp.server_address[1]),
+        "BRIDGE_EMAIL_STARTTLS": "false",
+        "BRIDGE_EMAIL_FROM": "agent@example.com",
+        "BRIDGE_EMAIL_TO": "ops@example.com",
+        "BRIDGE_EMAIL_FILTER_TRANSITIONS": "",
+        "BRIDGE_EMAIL_FILTER_EVENT_TYPES": "",
+        "BRIDGE_APPROVAL_SECRET": APPROVAL_SECRET,
+        "BRIDGE_APPROVAL_PORT": "0",
+        "BRIDGE_APPROVAL_HOST": "127.0.0.1",
+    }
+    return env, smtp

@@ -15,12 +15,9 @@ import argparse
 import os
 import re
 import shlex
-import socket
-import socketserver
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,49 +25,6 @@ import benchlib  # noqa: E402
 from harness import ScriptedImds, WebhookReceiver, WEBHOOK_SECRET, scheduled_event, new_event_id  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-APPROVAL_SECRET = "footprint-approval-secret-0123456789abcdef"
-
-
-class _Smtp(socketserver.StreamRequestHandler):
-    """Just enough SMTP to accept a message (no TLS offered, so STARTTLS is not attempted)."""
-
-    def handle(self):
-        self.wfile.write(b"220 footprint ESMTP\r\n")
-        in_data = False
-        for raw in self.rfile:
-            line = raw.rstrip(b"\r\n")
-            if in_data:
-                if line == b".":
-                    in_data = False
-                    self.server.messages += 1
-                    self.wfile.write(b"250 queued\r\n")
-                continue
-            verb = line[:4].upper()
-            if verb in (b"EHLO", b"HELO"):
-                self.wfile.write(b"250 footprint\r\n")
-            elif verb == b"DATA":
-                in_data = True
-                self.wfile.write(b"354 go on\r\n")
-            elif verb == b"QUIT":
-                self.wfile.write(b"221 bye\r\n")
-                return
-            else:
-                self.wfile.write(b"250 ok\r\n")
-
-
-def smtp_server():
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Smtp)
-    server.daemon_threads = True
-    server.messages = 0
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    benchlib.register_cleanup(server.shutdown)
-    return server
-
-
-def closed_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def status(pid):
@@ -106,18 +60,21 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jar", default=os.path.join(REPO, "target", "scheduled-events-bridge.jar"))
     ap.add_argument("--profile", choices=("webhook", "all"), default="webhook")
-    ap.add_argument("--argfile", default=os.path.join(REPO, "packaging", "jvm.options"),
+    ap.add_argument("--argfile", default=benchlib.SHIPPED_JVM_OPTIONS,
                     help="the shipped JVM options (@argfile); 'none' for the JVM's defaults")
     ap.add_argument("--opts", default="", help="extra JVM flags after the argfile's")
     ap.add_argument("--env", action="append", default=[], help="extra KEY=VALUE for the agent's environment")
     ap.add_argument("--at", type=int, default=120, help="uptime in s at which to measure")
     ap.add_argument("--no-nmt", action="store_true")
     ap.add_argument("--java", default="java")
+    ap.add_argument("--gc-at", type=int, help="ask for one full GC (jcmd GC.run) at this uptime in s")
+    ap.add_argument("--in-place", action="store_true",
+                    help="run the jar where it is (a class-data-sharing archive records the jar's path)")
     args = ap.parse_args()
     benchlib.install_signal_handlers()
     try:
         workdir = tempfile.mkdtemp(prefix="footprint-")
-        jar, _ = benchlib.snapshot_jar(args.jar, workdir)
+        jar = os.path.abspath(args.jar) if args.in_place else benchlib.snapshot_jar(args.jar, workdir)[0]
         imds = ScriptedImds()
         hook = WebhookReceiver()
         event = scheduled_event(new_event_id())
@@ -131,27 +88,12 @@ def main():
         }
         smtp = None
         if args.profile == "all":
-            smtp = smtp_server()
-            env.update({
-                "BRIDGE_EVENTHUBS_CONNECTION_STRING": f"Endpoint=sb://127.0.0.1:{closed_port()}/;"
-                                                      "SharedAccessKeyName=send;SharedAccessKey=Zm9vdHByaW50LWtleQ==;"
-                                                      "EntityPath=events",
-                "BRIDGE_EMAIL_HOST": "127.0.0.1",
-                "BRIDGE_EMAIL_PORT": str(smtp.server_address[1]),
-                "BRIDGE_EMAIL_STARTTLS": "false",
-                "BRIDGE_EMAIL_FROM": "agent@example.com",
-                "BRIDGE_EMAIL_TO": "ops@example.com",
-                "BRIDGE_EMAIL_FILTER_TRANSITIONS": "",
-                "BRIDGE_EMAIL_FILTER_EVENT_TYPES": "",
-                "BRIDGE_APPROVAL_SECRET": APPROVAL_SECRET,
-                "BRIDGE_APPROVAL_PORT": "0",
-                "BRIDGE_APPROVAL_HOST": "127.0.0.1",
-            })
+            sinks_env, smtp = benchlib.all_sinks_env()
+            env.update(sinks_env)
         for kv in args.env:
             key, _, value = kv.partition("=")
             env[key] = value
-        opts = [] if args.argfile == "none" else [f"@{os.path.abspath(args.argfile)}"]
-        opts += shlex.split(args.opts)
+        opts = benchlib.agent_jvm_options(args.argfile, args.opts)
         if not args.no_nmt:
             opts.append("-XX:NativeMemoryTracking=summary")
         agent = benchlib.AgentProcess("footprint", args.java, jar, opts, workdir, env,
@@ -161,9 +103,12 @@ def main():
             hook.cond.wait_for(lambda: hook.count >= 1 or not agent.alive(), timeout=60)
         if hook.count < 1:
             raise benchlib.Failure(f"no webhook delivery within 60 s; log:\n{agent.log_tail()}")
+        jcmd = benchlib.jcmd_path(args.java)
+        if args.gc_at is not None:
+            benchlib.pause(max(0.0, args.gc_at - (time.monotonic() - agent.t_spawn)), agent)
+            subprocess.run([jcmd, str(agent.pid), "GC.run"], capture_output=True, timeout=60)
         benchlib.pause(max(0.0, args.at - (time.monotonic() - agent.t_spawn)), agent)
         st = status(agent.pid)
-        jcmd = benchlib.jcmd_path(args.java)
         classes = loaded_classes(jcmd, agent.pid)
         nmt = [] if args.no_nmt else nmt_summary(jcmd, agent.pid)
         polls = len(imds.polls)

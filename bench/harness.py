@@ -5,12 +5,18 @@ The harness plays both ends of the agent over loopback:
   * a scripted IMDS whose Scheduled Events document it replaces at chosen moments, and which
     records the StartRequests (approval) POSTs it receives, and
   * a webhook receiver that timestamps (time.monotonic()) every CloudEvent the agent POSTs,
-and runs the packaged agent jar as a subprocess against them. Agent runs:
+and runs the packaged agent jar as a subprocess against them, with the JVM options it ships with
+(`@packaging/jvm.options`, or --argfile) followed by those in BENCH_JAVA_OPTS (added, or overriding
+the file's where both set the same thing: java takes the last). Agent runs:
 
   run A  poll interval 1000 ms : start-to-first-poll, change->webhook latency
   run B  poll interval  200 ms : start-to-first-poll, change->webhook latency
   run D  poll interval 1000 ms, auto-approval of user-initiated events: user event->StartRequests POST
-  run C  poll interval 1000 ms : start-to-first-poll, idle CPU, RSS/heap, 1000-event document
+  run C  poll interval 1000 ms : start-to-first-poll, one event delivered, then an unchanged document:
+                                 idle CPU (window from 60 s uptime), steady RSS (median of 1 s VmRSS samples
+                                 at 60-150 s uptime), heap; then the 1000-event document, and (not timed)
+                                 the per-event order of its events' Scheduled, Started, Completed webhooks
+  run E  poll interval 1000 ms : steady RSS as in run C with Event Hubs, email and the approval API too
   bench/approval_latency.py    : remote approval request -> StartRequests POST (its own agent)
 
 Side by side, in the same run and against the same scripted IMDS, the baseline: the seeds' own
@@ -18,13 +24,16 @@ Python sample (bench/baseline/seed001_sample.py, Microsoft's doc sample, which p
 second with sleep(1) and "delivers" by print()ing the event's Description). It runs as
 `python3 -u`, a feeder thread answers its input() menu with "1" lines, a reader thread timestamps
 each stdout line. Baseline runs: S1 latency (change->printed line), S2 user event->StartRequests
-POST, S3 idle CPU, RSS, 1000-event document (->all 1000 lines printed). Every scripted event puts
+POST, S3 idle CPU, steady RSS, 1000-event document (->all 1000 lines printed), over the same windows as run C. Every scripted event puts
 its EventId into its Description ("... [<EventId>]", constant over the event's life) so that a
 printed line names its event; all events are Reboots (the sample prints Platform Reboots, but
 approves short Freezes instead of printing them). Agent and baseline runs alternate, so that both
-meet the same machine: A, S1, B, D, S2, C, S3, then bench/approval_latency.py.
+meet the same machine: A, S1, B, D, S2, C, S3, E, then bench/approval_latency.py. --quick shortens the
+windows of C, S3 and E (idle CPU and RSS at 20-40 s uptime); the summary says so.
 
-The Markdown report (also written to --out) has one column for the agent and one for the baseline.
+The Markdown report (also written to --out) starts with the summary table of issue 14 (bench/summary.py:
+agent and sample side by side, a verdict per goal, the load average over the run), then the detailed table,
+with one column for the agent and one for the baseline.
 Exit status is non-zero when any measurement could not be completed. Progress goes to stderr, the
 report to stdout.
 
@@ -33,6 +42,7 @@ count and time, and every subprocess/server is torn down in finally/atexit.
 """
 
 import argparse
+import collections
 import datetime as dt
 import hashlib
 import hmac
@@ -41,7 +51,6 @@ import os
 import platform
 import random
 import re
-import shlex
 import shutil
 import signal
 import statistics
@@ -69,11 +78,11 @@ FIRST_POLL_TIMEOUT_S = 120     # JVM + Camel start on a slow 2-core box is a few
 WARMUP_POLLS = 5
 CHANGE_TIMEOUT_S = 10          # per change, as specified
 MAX_CONSECUTIVE_TIMEOUTS = 3   # the agent is stuck: stop that measurement instead of waiting 10 s × N
-IDLE_MIN_UPTIME_S = 20        # default; --idle-after raises it (JIT activity fades with uptime)
+IDLE_MIN_UPTIME_S = 20        # the earliest idle window (JIT activity fades with uptime); default 60, --quick 20
 BURST_EVENTS = 1000
 BURST_TIMEOUT_S = 300
 STOP_GRACE_S = 15
-GLOBAL_DEADLINE_S = 75 * 60    # the whole benchmark, whatever happens (a full run takes ~22 min)
+GLOBAL_DEADLINE_S = 75 * 60    # the whole benchmark, whatever happens (a full run takes ~27 min)
 APPROVAL_API_TIMEOUT_S = 300   # bench/approval_latency.py, JVM start included
 
 # The baseline: the seeds' Python sample (see the module docstring).
@@ -89,6 +98,7 @@ SEED_MAX_FEEDS = 1_000_000     # bound of the stdin feeder loop
 _WALL_MINUS_MONO = time.time() - time.monotonic()
 sys.path.insert(0, BENCH_DIR)
 import benchlib  # noqa: E402  (next to this script)
+import summary as issue14  # noqa: E402  (the summary table; `summary` below is a percentile string)
 from benchlib import (progress, register_cleanup, run_cleanups, pause, cpu_ticks, jcmd_path, pct,  # noqa: E402
                       snapshot_jar, Failure as BenchFailure, STARTED as _STARTED, SHUTDOWN as _SHUTDOWN)
 
@@ -160,13 +170,14 @@ def _start_server(handler_cls, owner, name):
 # ---------------------------------------------------------------------------------------------
 # Scripted IMDS
 # ---------------------------------------------------------------------------------------------
-def scheduled_event(event_id, source="Platform"):
+def scheduled_event(event_id, source="Platform", status="Scheduled"):
     """One small IMDS event in the shape of Azure's doc (api-version 2020-07-01).
 
     A Reboot, for the agent and the baseline alike: the seed sample print()s Platform Reboots (its
     only "delivery"), approves User events (source="User") and would approve a 5 s Freeze instead of
     printing it. The EventId is in the Description, so that a line the sample prints names its
-    event; the Description is constant over the event's life (the agent sees no Rescheduled)."""
+    event; the Description is constant over the event's life (the agent sees no Rescheduled). A Started
+    event has an empty NotBefore, as IMDS sends it."""
     description = ("Virtual machine is going to be restarted as requested by authorized user."
                    if source == "User" else "Host server is undergoing maintenance.")
     return {
@@ -174,8 +185,8 @@ def scheduled_event(event_id, source="Platform"):
         "EventType": "Reboot",
         "ResourceType": "VirtualMachine",
         "Resources": [VM_NAME],
-        "EventStatus": "Scheduled",
-        "NotBefore": formatdate(time.time() + 900, usegmt=True),  # RFC 1123, as IMDS sends it
+        "EventStatus": status,
+        "NotBefore": formatdate(time.time() + 900, usegmt=True) if status == "Scheduled" else "",  # RFC 1123
         "Description": f"{description} [{event_id}]",
         "EventSource": source,
         "DurationInSeconds": -1,   # "unknown or not applicable", as IMDS sends it for a Reboot
@@ -624,6 +635,58 @@ def memory_status(pid):
     return out
 
 
+Steady = collections.namedtuple("Steady", "idle_from idle_window rss_from rss_to")
+Steady.__doc__ = """The unchanged-document phase of runs C, E and S3, in s of uptime: idle CPU over
+[idle_from, idle_from + idle_window], VmRSS sampled until rss_to, its figure taken over [rss_from, rss_to]."""
+
+
+class RssSampler:
+    """VmRSS of a process once a second, from construction to stop(), in a thread: [(uptime s, KiB)].
+    Reading /proc/PID/status costs the process itself nothing."""
+
+    def __init__(self, proc):
+        self.proc = proc
+        self.samples = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"rss-{proc.name}", daemon=True)
+        self._thread.start()
+        register_cleanup(self.stop)
+
+    def _run(self):
+        for _ in range(24 * 3600):  # bounded: one sample a second
+            try:
+                kib = memory_status(self.proc.pid)["VmRSS"]
+            except (OSError, KeyError):  # the process is gone
+                return
+            self.samples.append((time.monotonic() - self.proc.t_spawn, kib))
+            if self._stop.wait(1.0):
+                return
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def steady(self, lo, hi, delivered_at):
+        """{"median", "max" (MiB), "n", "from", "to"} of the samples at lo..hi s of uptime taken after the first
+        delivery (delivered_at s), or None."""
+        values = [kib / 1024 for up, kib in self.samples if lo <= up <= hi and up >= delivered_at]
+        if not values:
+            return None
+        return {"median": statistics.median(values), "max": max(values), "n": len(values), "from": lo, "to": hi}
+
+
+def pause_until_uptime(proc, uptime_s):
+    pause(uptime_s - (time.monotonic() - proc.t_spawn), proc)
+
+
+def log_has(proc, text):
+    try:
+        with open(proc.log_path, "r", errors="replace") as f:
+            return any(text in line for line in f)
+    except OSError:
+        return False
+
+
 def heap_info(jcmd, pid):
     """(heap used MiB, heap committed MiB, metaspace used MiB) from GC.heap_info, or None.
 
@@ -648,11 +711,11 @@ def heap_info(jcmd, pid):
 def effective_jvm_flags(java, java_opts):
     """GC and heap sizing the JVM actually picks for these flags on this machine.
 
-    A separate `java -XX:+PrintFlagsFinal -version` also validates BENCH_JAVA_OPTS up front."""
+    A separate `java -XX:+PrintFlagsFinal -version` also validates the argfile and BENCH_JAVA_OPTS up front."""
     proc = subprocess.run([java, *java_opts, "-XX:+PrintFlagsFinal", "-version"],
                           capture_output=True, text=True, timeout=60)
     if proc.returncode != 0:
-        raise BenchFailure(f"the JVM refuses BENCH_JAVA_OPTS {java_opts}: {proc.stderr.strip()[:400]}")
+        raise BenchFailure(f"the JVM refuses the agent's options {java_opts}: {proc.stderr.strip()[:400]}")
     flags = {}
     for line in proc.stdout.splitlines():
         m = re.match(r"\s*\S+\s+(\w+)\s+:?=\s+(\S+)", line)
@@ -724,10 +787,10 @@ BASE_LABELS = {
     "lat1000_bg": "2g. background load", "lat1000_sanity": "2h. sanity",
     "lat200": "3. Change → delivered @ 200 ms polling",
     "idle": "4. Idle CPU @ 1 Hz polling", "idle_threads": "4b. idle CPU by thread",
-    "rss": "5. RSS / peak RSS at end of idle window", "heap": "5b. Heap",
+    "rss": "5. RSS steady", "heap": "5b. Heap",
     "burst": "6. 1000-event document → all delivered", "burst_rate": "6b. deliveries/s",
     "burst_bg": "6c. background load during the burst", "rss_burst": "6d. RSS / peak RSS after the burst",
-    "burst_sanity": "6e. sanity",
+    "burst_order": "6e. per-event order", "burst_sanity": "6f. sanity", "rss_all": "5c. RSS steady, all sinks",
     "autoapprove": "7. User-initiated event → StartRequests POST",
     "autoapprove_wait": "7b. ↳ change → next poll that served it", "autoapprove_work": "7c. ↳ that poll → POST",
     "autoapprove_bg": "7e. background load", "autoapprove_sanity": "7f. sanity",
@@ -746,6 +809,7 @@ class Report:
         self.notes = []
         self.sections = []   # extra markdown blocks (breakdowns)
         self.raw = {}        # raw samples, written next to the report as JSON
+        self.figures = {}    # the figures of the summary table (bench/summary.py)
 
     def row(self, label, n, unit, result, goal="—", ok=None, key=None):
         verdict = "—" if ok is None else ("✅ met" if ok else "❌ missed")
@@ -888,6 +952,7 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
     if not lat:
         raise BenchFailure("no change was delivered")
     p99 = pct(lat, 99)
+    report.figures.setdefault("p99", {})[interval_ms] = p99
     report.raw[f"poll{interval_ms}"] = {
         "samples": [{"no": no, "eventId": e, "incarnation": inc, "t_change": c, "t_arrival": a,
                      "t_poll": imds.first_served.get(inc)} for no, e, inc, c, a in samples],
@@ -963,24 +1028,70 @@ def sanity(report, label, imds, hook, agent, exit_code, key=None):
         report.notes.append(f"{agent.name} log WARN/ERROR sample: " + " ¦ ".join(x[:200] for x in first))
 
 
-def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, idle_after_s, jcmd, label_no):
+def start_with_one_event(imds, proc, name):
+    """Fresh counters and a document with one Scheduled event before the process starts, so that its first
+    poll yields a delivery (each sink's code has run); the document then stays unchanged. Returns the event."""
+    imds.reset_counters()
+    event = scheduled_event(new_event_id())
+    imds.set_events([event])
+    proc.start()
+    progress(f"{name}: one Scheduled event in the document from the start, then no change until the RSS window ends")
+    return event
+
+
+def first_webhook(hook, agent, event):
+    """Waits for the event's Scheduled webhook; returns the agent's uptime then (s)."""
+    key = (event["EventId"], "Scheduled")
+    if not wait_until(hook.cond, lambda: key in hook.arrivals, FIRST_POLL_TIMEOUT_S, agent, "the first webhook"):
+        raise BenchFailure(f"the first event got no webhook within {FIRST_POLL_TIMEOUT_S} s; log tail:\n"
+                           f"{agent.log_tail()}")
+    with hook.cond:
+        return hook.arrivals[key] - agent.t_spawn
+
+
+def steady_rss_text(rss, extra=""):
+    return (f"{rss['median']:.1f} / {rss['max']:.1f} ({rss['n']} samples at {rss['from']:.0f}–{rss['to']:.0f} s "
+            f"uptime{extra})") if rss else "n/a (no sample in the window)"
+
+
+def order_probe(imds, hook, agent, keep, ids):
+    """Not timed: the burst's events go Started in one document and vanish (Completed) in the next, served as
+    soon as the agent polled the previous one. Returns how many of them got their Scheduled, Started and
+    Completed webhooks in that order (arrival at the receiver: the agent sends an event's next transition
+    only once the previous one was answered)."""
+    incarnation, _ = imds.set_events(keep + [scheduled_event(e, status="Started") for e in ids])
+    if not wait_until(imds.cond, lambda: incarnation in imds.first_served, 30, agent, "the Started document's poll"):
+        raise BenchFailure("the document with the events Started was not polled within 30 s")
+    imds.set_events(keep)
+    keys = [(e, t) for e in ids for t in ("Started", "Completed")]
+    done = wait_until(hook.cond, lambda: all(k in hook.arrivals for k in keys), BURST_TIMEOUT_S, agent,
+                      f"{len(keys)} Started and Completed transitions")
+    with hook.cond:
+        a = hook.arrivals
+        if not done:
+            raise BenchFailure(f"only {sum(k in a for k in keys)}/{len(keys)} Started/Completed webhooks within "
+                               f"{BURST_TIMEOUT_S} s")
+        return sum(a[(e, "Scheduled")] < a[(e, "Started")] < a[(e, "Completed")] for e in ids)
+
+
+def idle_and_burst_run(report, imds, hook, mkagent, steady, jcmd, label_no):
+    """Run C: one event delivered, then an unchanged document (idle CPU, steady RSS), then the burst."""
     agent = mkagent("idle", {"BRIDGE_IMDS_POLL_INTERVAL": "1000"})
     wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, "run idle")
-    imds.reset_counters()
     hook.reset_counters()
-    agent.start()
+    initial = start_with_one_event(imds, agent, agent.name)
+    rss = RssSampler(agent)
     exit_code = None
     try:
         first_poll(report, imds, agent)
-        # --- 4. idle CPU: unchanging (empty) document, agent up >= 20 s ---------------------------
-        uptime = time.monotonic() - agent.t_spawn
-        if uptime < idle_after_s:
-            pause(idle_after_s - uptime, agent)
-        progress(f"idle CPU: {idle_window_s} s window")
+        delivered_at = first_webhook(hook, agent, initial)
+        # --- 4. idle CPU: unchanging document --------------------------------------------------------
+        pause_until_uptime(agent, steady.idle_from)
+        progress(f"idle CPU: {steady.idle_window} s window")
         background = Background(agent.pid)
         threads0 = thread_ticks(agent.pid)
         polls0, ticks0, t0 = len(imds.polls), cpu_ticks(agent.pid), time.monotonic()
-        pause(idle_window_s, agent)
+        pause(steady.idle_window, agent)
         ticks1, t1, polls1 = cpu_ticks(agent.pid), time.monotonic(), len(imds.polls)
         threads1 = thread_ticks(agent.pid)
         cpu_pct = (ticks1 - ticks0) / CLK_TCK / (t1 - t0) * 100
@@ -988,6 +1099,7 @@ def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, idle_after_s,
                    f"{t1 - t0:.0f} s window, from {t0 - agent.t_spawn:.0f} s uptime)", f"{t1 - t0:.0f} s", "% of one core",
                    f"{cpu_pct:.2f} % ({ticks1 - ticks0} ticks @ {CLK_TCK} Hz; meanwhile {background.text()})",
                    "≤ 0.5 %", cpu_pct <= 0.5, key="idle")
+        report.figures["idle"] = {"pct": cpu_pct, "from": t0 - agent.t_spawn, "window": t1 - t0}
         # Which threads burn it (names as the JVM sets them, digits folded to '#'): polling thread
         # vs JIT compiler vs GC vs others. Ticks are 1/CLK_TCK s samples, so small counts are coarse.
         per_thread = sorted(((threads1.get(n, 0) - threads0.get(n, 0), n) for n in threads1), reverse=True)
@@ -996,23 +1108,34 @@ def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, idle_after_s,
                    ", ".join(top) or "no thread reached one tick", key="idle_threads")
         report.raw["idle"] = {"cpu_pct": cpu_pct, "ticks": ticks1 - ticks0, "window_s": t1 - t0,
                               "polls": polls1 - polls0, "threads": {n: d for d, n in per_thread if d > 0}}
-        # --- 5. memory at the end of the idle window ------------------------------------------------
+        # --- 5. steady RSS: the unchanged document until the end of the RSS window ---------------------
+        pause_until_uptime(agent, steady.rss_to)
+        rss.stop()
         mem = memory_status(agent.pid)
-        rss, hwm = mem["VmRSS"] / 1024, mem["VmHWM"] / 1024
-        report.row(f"{label_no + 1}. RSS (VmRSS) / peak RSS (VmHWM) at end of idle window", 1, "MiB",
-                   f"{rss:.1f} / {hwm:.1f} ({mem.get('Threads', '?')} threads)", "RSS ≤ 150 MiB", rss <= 150,
-                   key="rss")
-        heap = heap_info(jcmd, agent.pid)  # after the CPU window: the attach itself costs CPU
+        steady_rss = rss.steady(steady.rss_from, steady.rss_to, delivered_at)
+        management = log_has(agent, "Management server on http://")
+        if steady_rss:
+            steady_rss.update(checks="management server up" if management else "**management server not up** (log)",
+                              valid=management)
+            report.figures["rss"] = steady_rss
+        report.raw["rss_samples"] = rss.samples
+        report.row(f"{label_no + 1}. RSS steady (VmRSS, 1 s samples; median / max), management on, one webhook "
+                   f"sink, one event delivered then the document unchanged; peak RSS (VmHWM) at the end", 1, "MiB",
+                   steady_rss_text(steady_rss, f"; peak {mem['VmHWM'] / 1024:.1f}; {mem.get('Threads', '?')} "
+                                               f"threads; management {'up' if management else 'NOT up'}"),
+                   f"≤ {issue14.GOAL_RSS} MiB (stretch {issue14.STRETCH_RSS})",
+                   None if steady_rss is None else steady_rss["median"] <= issue14.GOAL_RSS, key="rss")
+        heap = heap_info(jcmd, agent.pid)  # after the windows: the attach itself costs CPU and memory
         report.row(f"{label_no + 1}b. Heap used / committed, Metaspace used (jcmd GC.heap_info)", 1, "MiB",
                    "n/a (no jcmd or attach failed)" if heap is None else
                    f"{heap[0]:.1f} / {heap[1]:.1f}, Metaspace {'n/a' if heap[2] is None else f'{heap[2]:.1f}'}",
                    key="heap")
-        # --- 6. one document with 1000 new Scheduled events -----------------------------------------
+        # --- 6. one document with 1000 new Scheduled events (the first event stays, unchanged) -----------
         progress(f"burst: one document with {BURST_EVENTS} new events")
         ids = [new_event_id() for _ in range(BURST_EVENTS)]
         pause(random.uniform(0, 1.0), agent)
         background = Background(agent.pid)
-        incarnation, t_change = imds.set_events([scheduled_event(e) for e in ids])
+        incarnation, t_change = imds.set_events([initial] + [scheduled_event(e) for e in ids])
         keys = [(e, "Scheduled") for e in ids]
         done = wait_until(hook.cond, lambda: all(k in hook.arrivals for k in keys), BURST_TIMEOUT_S, agent,
                           f"{BURST_EVENTS} Scheduled transitions")
@@ -1022,6 +1145,7 @@ def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, idle_after_s,
             raise BenchFailure(f"only {len(arrived)}/{BURST_EVENTS} transitions within {BURST_TIMEOUT_S} s")
         t_poll = imds.first_served.get(incarnation, t_change)
         total_ms = (arrived[-1] - t_change) * 1000
+        report.figures["burst"] = {"ms": total_ms, "order_ok": None}
         logged = transition_log_times(agent.log_path)
         log_times = sorted(logged[k] for k in keys if k in logged)
         report.raw["burst"] = {"t_change": t_change, "t_poll": t_poll, "arrivals": arrived, "log_lines": log_times}
@@ -1047,9 +1171,67 @@ def idle_and_burst_run(report, imds, hook, mkagent, idle_window_s, idle_after_s,
         mem = memory_status(agent.pid)
         report.row(f"{label_no + 2}d. RSS / peak RSS after the {BURST_EVENTS}-event burst", 1, "MiB",
                    f"{mem['VmRSS'] / 1024:.1f} / {mem['VmHWM'] / 1024:.1f}", key="rss_burst")
+        # --- 6e. per-event order (not timed) ------------------------------------------------------------
+        progress(f"per-event order: the {BURST_EVENTS} events Started, then gone (Completed)")
+        order_label = (f"{label_no + 2}e. per-event order (not timed): the {BURST_EVENTS} events Started in the next "
+                       f"document, gone (Completed) in the one after; events whose Scheduled → Started → Completed "
+                       f"webhooks arrived in that order")
+        try:
+            in_order = order_probe(imds, hook, agent, [initial], ids)
+            report.figures["burst"].update(order_ok=in_order == BURST_EVENTS, order_n=BURST_EVENTS)
+            report.row(order_label, BURST_EVENTS, "events", f"{in_order} / {BURST_EVENTS}", "all",
+                       in_order == BURST_EVENTS, key="burst_order")
+        except BenchFailure as e:
+            report.fail(order_label, e, key="burst_order")
+            progress(f"FAILED: {e}")
     finally:
+        rss.stop()
         exit_code = agent.stop()
-    sanity(report, f"{label_no + 2}e", imds, hook, agent, exit_code, key="burst_sanity")
+    sanity(report, f"{label_no + 2}f", imds, hook, agent, exit_code, key="burst_sanity")
+
+
+def all_sinks_run(report, imds, hook, mkagent, steady, label_no):
+    """Run E: the steady RSS of run C with Event Hubs, email and the approval API configured too."""
+    sinks_env, smtp = benchlib.all_sinks_env()
+    agent = mkagent("allsinks", {"BRIDGE_IMDS_POLL_INTERVAL": "1000", **sinks_env})
+    wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, "run allsinks")
+    hook.reset_counters()
+    initial = start_with_one_event(imds, agent, agent.name)
+    rss = RssSampler(agent)
+    exit_code = None
+    try:
+        starts = []   # not among the start figures: the one-webhook runs are compared with the sample
+        first_poll(report, imds, agent, starts)
+        delivered_at = first_webhook(hook, agent, initial)
+        for _ in range(FIRST_POLL_TIMEOUT_S * 2):  # bounded: the mail of the first event
+            if smtp.messages:
+                break
+            pause(0.5, agent)
+        pause_until_uptime(agent, steady.rss_to)
+        rss.stop()
+        mem = memory_status(agent.pid)
+    finally:
+        rss.stop()
+        exit_code = agent.stop()
+    warns, _ = log_problems(agent.log_path)
+    up = {what: log_has(agent, line) for what, line in (("management", "Management server on http://"),
+                                                       ("approval API", "Remote approval API on"))}
+    checks = (f"webhook delivered, {smtp.messages} mail(s) accepted, "
+              + ", ".join(f"{w} {'up' if ok else '**not up**'}" for w, ok in up.items())
+              + f", {warns} WARN/ERROR log lines (Event Hubs retrying)")
+    steady_rss = rss.steady(steady.rss_from, steady.rss_to, delivered_at)
+    if steady_rss:
+        steady_rss.update(checks=checks, valid=smtp.messages > 0 and all(up.values()))
+        report.figures["rss_all"] = steady_rss
+    report.raw["rss_all_samples"] = rss.samples
+    report.row(f"{label_no}c. RSS steady as in {label_no}, with {benchlib.ALL_SINKS_LABEL}; first IMDS GET after "
+               f"{starts[0][1]:.0f} ms; exit code after SIGTERM {exit_code}", 1, "MiB",
+               steady_rss_text(steady_rss, f"; peak {mem['VmHWM'] / 1024:.1f}; {mem.get('Threads', '?')} threads; "
+                                           f"{checks}"),
+               f"≤ {issue14.GOAL_RSS_ALL} MiB", None if steady_rss is None else
+               steady_rss["median"] <= issue14.GOAL_RSS_ALL and smtp.messages > 0 and all(up.values()),
+               key="rss_all")
+    report.base("rss_all", "n/a — the sample has no other sinks")
 
 
 def user_event_approval_label(label_no):
@@ -1117,7 +1299,7 @@ def auto_approval_run(report, imds, hook, mkagent, n_changes, rng, label_no):
         raise BenchFailure(f"{timeouts} of {n_changes} user events got no StartRequests within {CHANGE_TIMEOUT_S} s")
 
 
-def approval_api_run(report, jar, java_opts_raw, workdir, n, label_no):
+def approval_api_run(report, jar, argfile, java_opts_raw, workdir, n, label_no):
     """Remote approval request -> StartRequests POST: bench/approval_latency.py, run as it is (it
     starts its own agent and scripted IMDS). Its own process group, so the clean-up also reaches
     the agent it started, whatever happens to the script."""
@@ -1126,7 +1308,8 @@ def approval_api_run(report, jar, java_opts_raw, workdir, n, label_no):
     env["BENCH_JAVA_OPTS"] = java_opts_raw
     err = open(log_path, "wb")
     try:
-        proc = subprocess.Popen([sys.executable, APPROVAL_SCRIPT, "--jar", jar, "--n", str(n)], cwd=workdir,
+        proc = subprocess.Popen([sys.executable, APPROVAL_SCRIPT, "--jar", jar, "--n", str(n),
+                                 "--argfile", argfile], cwd=workdir,
                                 env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
                                 start_new_session=True)
     finally:
@@ -1220,6 +1403,7 @@ def seed_latency_run(report, imds, mkseed, n_changes, rng):
                      "t_poll": imds.first_served.get(inc)} for no, e, inc, c, a in samples],
         "polls": list(imds.polls)}
     report.base("lat1000", summary(lat) + f" (N={len(lat)})", pct(lat, 99) <= 1050)
+    report.figures["seed_p99"] = {1000: pct(lat, 99)}
     report.base("lat200", "n/a — the sample sleeps 1 s between polls (its 1 s figure: row 2)")
     wait_poll, after_poll = wait_poll_split(imds, samples)
     if wait_poll:
@@ -1257,41 +1441,53 @@ def seed_approval_run(report, imds, mkseed, n_changes, rng):
         raise BenchFailure(f"{timeouts} of {n_changes} user events got no StartRequests within {CHANGE_TIMEOUT_S} s")
 
 
-def seed_idle_and_burst_run(report, imds, mkseed, idle_window_s, idle_after_s):
-    """Run S3: idle CPU and RSS over the agent's window, then the 1000-event document."""
+def seed_idle_and_burst_run(report, imds, mkseed, steady):
+    """Run S3: as run C, one event printed, then idle CPU and steady RSS over the same windows of uptime as the
+    agent's, then the 1000-event document."""
     seed = mkseed("idle")
     wait_for_quiet(report, report.quiet_wait, report.quiet_threshold, "baseline run seed-idle")
-    imds.reset_counters()
-    seed.start()
+    initial = start_with_one_event(imds, seed, seed.name)
+    rss = RssSampler(seed)
     exit_code = None
     try:
         first_poll(report, imds, seed, report.seed_start_samples)
-        uptime = time.monotonic() - seed.t_spawn
-        if uptime < idle_after_s:   # the same window as the agent's, from the same uptime
-            pause(idle_after_s - uptime, seed)
-        progress(f"seed idle CPU: {idle_window_s} s window")
+        if not wait_until(seed.cond, lambda: initial["EventId"] in seed.printed, FIRST_POLL_TIMEOUT_S, seed,
+                          "the first event's printed line"):
+            raise BenchFailure(f"the first event was not printed within {FIRST_POLL_TIMEOUT_S} s")
+        with seed.cond:
+            printed_at = seed.printed[initial["EventId"]] - seed.t_spawn
+        pause_until_uptime(seed, steady.idle_from)
+        progress(f"seed idle CPU: {steady.idle_window} s window")
         background = Background(seed.pid)
         polls0, ticks0, t0 = len(imds.polls), cpu_ticks(seed.pid), time.monotonic()
-        pause(idle_window_s, seed)
+        pause(steady.idle_window, seed)
         ticks1, t1, polls1 = cpu_ticks(seed.pid), time.monotonic(), len(imds.polls)
         cpu_pct = (ticks1 - ticks0) / CLK_TCK / (t1 - t0) * 100
         report.base("idle", f"{cpu_pct:.2f} % ({ticks1 - ticks0} ticks; {polls1 - polls0} polls in {t1 - t0:.0f} s "
                             f"from {t0 - seed.t_spawn:.0f} s uptime; meanwhile {background.text()})", cpu_pct <= 0.5)
+        report.figures["seed_idle"] = {"pct": cpu_pct, "from": t0 - seed.t_spawn, "window": t1 - t0}
         report.base("idle_threads", "— (one thread)")
         report.raw["seed_idle"] = {"cpu_pct": cpu_pct, "ticks": ticks1 - ticks0, "window_s": t1 - t0,
                                    "polls": polls1 - polls0}
+        pause_until_uptime(seed, steady.rss_to)
+        rss.stop()
         mem = memory_status(seed.pid)
-        rss = mem["VmRSS"] / 1024
-        report.base("rss", f"{rss:.1f} / {mem['VmHWM'] / 1024:.1f} ({mem.get('Threads', '?')} threads)", rss <= 150)
+        steady_rss = rss.steady(steady.rss_from, steady.rss_to, printed_at)
+        if steady_rss:
+            report.figures["seed_rss"] = steady_rss
+        report.raw["seed_rss_samples"] = rss.samples
+        report.base("rss", steady_rss_text(steady_rss, f"; peak {mem['VmHWM'] / 1024:.1f}; "
+                                                       f"{mem.get('Threads', '?')} threads"),
+                    None if steady_rss is None else steady_rss["median"] <= issue14.GOAL_RSS)
         report.base("heap", "n/a — CPython has no separately sized heap (RSS is the footprint)")
-        # --- the 1000-event document: every event printed -----------------------------------------
+        # --- the 1000-event document: every event printed (the first event stays, unchanged) -------------
         progress(f"seed burst: one document with {BURST_EVENTS} new events")
         ids = [new_event_id() for _ in range(BURST_EVENTS)]
         pause(random.uniform(0, SEED_PERIOD_S), seed)
         with seed.cond:
             printed_before = len(seed.printed)   # only the burst's EventIds can be new
         background = Background(seed.pid)
-        incarnation, t_change = imds.set_events([scheduled_event(e) for e in ids])
+        incarnation, t_change = imds.set_events([initial] + [scheduled_event(e) for e in ids])
         done = wait_until(seed.cond, lambda: len(seed.printed) >= printed_before + BURST_EVENTS, BURST_TIMEOUT_S,
                           seed, f"{BURST_EVENTS} printed lines")
         with seed.cond:
@@ -1300,6 +1496,7 @@ def seed_idle_and_burst_run(report, imds, mkseed, idle_window_s, idle_after_s):
             raise BenchFailure(f"only {len(printed)}/{BURST_EVENTS} events printed within {BURST_TIMEOUT_S} s")
         t_poll = imds.first_served.get(incarnation, t_change)
         report.raw["seed_burst"] = {"t_change": t_change, "t_poll": t_poll, "printed": printed}
+        report.figures["seed_burst"] = {"ms": (printed[-1] - t_change) * 1000}
         report.base("burst", f"{(printed[-1] - t_change) * 1000:.0f} total (change→poll "
                              f"{(t_poll - t_change) * 1000:.0f}, poll→first line {(printed[0] - t_poll) * 1000:.0f}, "
                              f"first→last line {(printed[-1] - printed[0]) * 1000:.0f})")
@@ -1309,7 +1506,9 @@ def seed_idle_and_burst_run(report, imds, mkseed, idle_window_s, idle_after_s):
         report.base("burst_bg", background.text())
         mem = memory_status(seed.pid)
         report.base("rss_burst", f"{mem['VmRSS'] / 1024:.1f} / {mem['VmHWM'] / 1024:.1f}")
+        report.base("burst_order", "n/a — the sample prints each document's events; it keeps no per-event state")
     finally:
+        rss.stop()
         exit_code = seed.stop()
     seed_sanity(report, "burst_sanity", imds, seed, exit_code, expect_posts=False)
 
@@ -1355,11 +1554,12 @@ def machine(java, state_parent):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--jar", required=True, help="agent fat jar (copied before use)")
-    ap.add_argument("--quick", action="store_true", help="30 changes per latency run, 20 s idle window")
+    ap.add_argument("--quick", action="store_true", help="30 changes per latency run, 20 s idle window from 20 s "
+                    "uptime, steady RSS at 20–40 s uptime instead of 60–150 s (the summary says so)")
     ap.add_argument("--changes", type=int, help="changes per latency run (default 200, --quick 30)")
     ap.add_argument("--idle-window", type=int, help="idle CPU window in s (default 60, --quick 20)")
-    ap.add_argument("--idle-after", type=int, default=IDLE_MIN_UPTIME_S,
-                    help=f"start the idle CPU window at this agent uptime in s (default {IDLE_MIN_UPTIME_S})")
+    ap.add_argument("--idle-after", type=int, help=f"start the idle CPU window at this uptime in s (default "
+                    f"{issue14.IDLE_FROM}, --quick {IDLE_MIN_UPTIME_S}; at least {IDLE_MIN_UPTIME_S})")
     ap.add_argument("--seed", type=int, help="random seed (default: time-based, printed)")
     ap.add_argument("--out", help="also write the Markdown report here")
     ap.add_argument("--state-parent", help="create the agents' state dirs here (default: the scratch dir "
@@ -1368,9 +1568,12 @@ def main():
                     help="before each agent run, wait up to S s for other processes to go quiet (0 = don't)")
     ap.add_argument("--quiet-threshold", type=float, default=15.0,
                     help="'quiet' = other processes below this %% of one core (default 15)")
+    ap.add_argument("--argfile", default=benchlib.SHIPPED_JVM_OPTIONS,
+                    help="the agent's JVM options, a JDK @argfile (default: the shipped packaging/jvm.options; "
+                         "'none' = the JVM's defaults); BENCH_JAVA_OPTS adds flags after it, which win")
     ap.add_argument("--cds", action="store_true",
-                    help="make an AppCDS archive for the benchmarked jar with bin/create-cds-archive (as the "
-                         "Dockerfile does) and add -XX:SharedArchiveFile to BENCH_JAVA_OPTS")
+                    help="make an AppCDS archive for the benchmarked jar with bin/create-cds-archive and the "
+                         "argfile (as the Dockerfile does) and add -XX:SharedArchiveFile to the agent's flags")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the seed-001 Python sample runs (its column then says 'not run')")
     ap.add_argument("--approvals", type=int,
@@ -1379,10 +1582,14 @@ def main():
     args = ap.parse_args()
     n_changes = args.changes or (30 if args.quick else 200)
     idle_window = args.idle_window or (20 if args.quick else 60)
+    idle_after = args.idle_after or (IDLE_MIN_UPTIME_S if args.quick else issue14.IDLE_FROM)
     n_approvals = args.approvals if args.approvals is not None else (100 if args.quick else 500)
-    if not 1 <= n_changes <= 2000 or not 5 <= idle_window <= 600 or not 20 <= args.idle_after <= 1800 \
+    if not 1 <= n_changes <= 2000 or not 5 <= idle_window <= 600 or not 20 <= idle_after <= 1800 \
             or not 0 <= n_approvals <= 10000:
         ap.error("--changes must be 1..2000, --idle-window 5..600, --idle-after 20..1800, --approvals 0..10000")
+    # Steady RSS at 60-150 s of uptime (--quick: over the idle window); the phase lasts until both windows end.
+    rss_window = (idle_after, idle_after + idle_window) if args.quick else issue14.RSS_WINDOW
+    steady = Steady(idle_after, idle_window, rss_window[0], max(rss_window[1], idle_after + idle_window))
     seed = args.seed if args.seed is not None else int(time.time())
     rng = random.Random(seed)
     random.seed(seed)
@@ -1394,7 +1601,11 @@ def main():
         print("java not found on PATH", file=sys.stderr)
         return 2
     java_opts_raw = os.environ.get("BENCH_JAVA_OPTS", "").strip()
-    java_opts = shlex.split(java_opts_raw)
+    if args.argfile != "none":
+        if not os.path.isfile(args.argfile):
+            ap.error(f"--argfile {args.argfile}: no such file")
+        args.argfile = os.path.abspath(args.argfile)   # bench/approval_latency.py runs elsewhere
+    java_opts = benchlib.agent_jvm_options(args.argfile, java_opts_raw)
     jcmd = jcmd_path(java)
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -1412,6 +1623,8 @@ def main():
             os.rmdir(workdir)
     register_cleanup(remove_scratch)
 
+    load = issue14.LoadWatch().start()
+    register_cleanup(load.stop)
     report = Report()
     report.start_samples = []
     report.seed_start_samples = []
@@ -1425,21 +1638,24 @@ def main():
         if args.cds:
             archive = os.path.join(workdir, "agent.jsa")
             progress("training run for the AppCDS archive (bin/create-cds-archive)")
-            made = subprocess.run([CDS_SCRIPT, jar, archive], capture_output=True, text=True, timeout=180)
+            made = subprocess.run([CDS_SCRIPT, jar, archive], capture_output=True, text=True, timeout=180,
+                                  env=dict(os.environ, JVM_OPTIONS="/dev/null" if args.argfile == "none"
+                                           else args.argfile))
             if made.returncode != 0:
                 raise BenchFailure(f"bin/create-cds-archive failed: {made.stderr.strip()[-600:]}")
             java_opts.append(f"-XX:SharedArchiveFile={archive}")
             java_opts_raw = (java_opts_raw + f" -XX:SharedArchiveFile={archive}").strip()
         header += [
             f"- **Jar**: `{os.path.abspath(args.jar)}` (benchmarked copy, sha256 `{sha[:16]}…`)",
-            f"- **JVM flags (BENCH_JAVA_OPTS)**: `{java_opts_raw or '(none — JVM defaults)'}`"
+            f"- **JVM options**: {benchlib.describe_jvm_options(args.argfile, java_opts_raw, 'BENCH_JAVA_OPTS')}"
             + (" (AppCDS archive made by bin/create-cds-archive for this jar)" if args.cds else ""),
             f"- **Effective JVM**: {effective_jvm_flags(java, java_opts)}",
             f"- **Machine**: {info['nproc']} CPUs ({info['cpu']}), {info['memory']} RAM, kernel {info['kernel']}, "
             f"`{info['java']}`; agent state dirs under `{state_parent}` ({info['state_fs']}, "
             f"the agent fsyncs every state and spool write); load average at start {open('/proc/loadavg').read().split()[0]}",
             f"- **Mode**: {'quick' if args.quick else 'full'}; {n_changes} changes per latency run; idle window "
-            f"{idle_window} s; seed {seed}; percentiles nearest-rank; webhook signed (HMAC-SHA256), "
+            f"{idle_window} s from {idle_after} s uptime; steady RSS at {steady.rss_from}–{steady.rss_to} s uptime; "
+            f"management server on (port 0) in every agent run; seed {seed}; percentiles nearest-rank; webhook signed (HMAC-SHA256), "
             f"HTTP/1.1 keep-alive on both servers; each change replaces the single event with a new one, a Reboot "
             f"whose Description ends with its EventId (so it also yields a Cancelled transition, delivered but not "
             f"timed); {n_approvals} remote approvals; before each agent and baseline run the harness "
@@ -1466,6 +1682,7 @@ def main():
             "BRIDGE_IMDS_INSTANCE_URL": f"{imds.base}/metadata/instance/compute",
             "BRIDGE_WEBHOOK_URLS": hook.url,
             "BRIDGE_WEBHOOK_SECRET": WEBHOOK_SECRET,
+            "BRIDGE_MANAGEMENT_PORT": "0",   # management on, as by default, on a free port (8080 may be taken)
         }
 
         def mkagent(name, extra):
@@ -1500,15 +1717,20 @@ def main():
             progress(f"FAILED: {e}")
         baseline_run(["autoapprove"], "7. user event → StartRequests POST", seed_approval_run, n_changes, rng)
         try:
-            idle_and_burst_run(report, imds, hook, mkagent, idle_window, args.idle_after, jcmd, 4)
+            idle_and_burst_run(report, imds, hook, mkagent, steady, jcmd, 4)
         except BenchFailure as e:
             report.fail("4–6. Idle CPU / memory / 1000-event document", e, key="idle")
             progress(f"FAILED: {e}")
-        baseline_run(["idle", "burst"], "4–6. idle CPU / memory / 1000-event document", seed_idle_and_burst_run,
-                     idle_window, args.idle_after)
+        baseline_run(["idle", "rss", "burst"], "4–6. idle CPU / memory / 1000-event document",
+                     seed_idle_and_burst_run, steady)
+        try:
+            all_sinks_run(report, imds, hook, mkagent, steady, 5)
+        except BenchFailure as e:
+            report.fail("5c. RSS steady with all sinks", e, key="rss_all")
+            progress(f"FAILED: {e}")
         if n_approvals:
             try:
-                approval_api_run(report, jar, java_opts_raw, workdir, n_approvals, 8)
+                approval_api_run(report, jar, args.argfile, java_opts_raw, workdir, n_approvals, 8)
             except BenchFailure as e:
                 report.fail("8. Remote approval request → StartRequests POST (bench/approval_latency.py)", e,
                             key="approval_api")
@@ -1547,9 +1769,28 @@ def main():
         report.base("start", f"{min(evs):.0f} / {statistics.median(evs):.0f} / {max(evs):.0f} (per run: {per_run}; "
                              f"its first GET comes after its sleep(1))", max(evs) <= 3000)
         report.base("start_events", "same (no instance metadata)")
+        report.figures["seed_start"] = [a for _, a, _ in report.seed_start_samples]
+    if report.start_samples:
+        report.figures["start"] = [a for _, a, _ in report.start_samples]
+    report.figures["n_changes"] = n_changes
 
     table = report.table()
-    lines = header + ["| Measurement | N (agent) | Unit | agent | seed-001 Python sample | Goal | Verdict |",
+    mode = (f"**Quick run** (--quick): shortened windows, {n_changes} changes per latency run (the p99 of so few "
+            f"is about their max)" if args.quick else f"Full run, {n_changes} changes per latency run")
+    summary_lines = issue14.table(report.figures, baseline_ran=not args.no_baseline, rss_window=rss_window,
+                                  idle_from=idle_after, idle_window=idle_window)
+    summary_lines += [
+        "",
+        f"- Machine: {load.text(info['nproc'])}.",
+        f"- {mode}; agent JVM flags (BENCH_JAVA_OPTS) `{java_opts_raw or '(none — JVM defaults)'}`; every figure "
+        "of this table comes from this one run.",
+        "- RSS: the **median** of VmRSS sampled every second in the window (the max beside it), counted from the "
+        "first delivery on; the document is unchanged throughout. Verdicts use the agent's figure; '≤ the "
+        "sample's' compares it with the sample column of the same run.",
+        "",
+    ]
+    lines = header[:2] + ["## Summary (issue 14)", ""] + summary_lines + ["## Details", ""] + header[2:]
+    lines += ["| Measurement | N (agent) | Unit | agent | seed-001 Python sample | Goal | Verdict |",
                       "|---|---:|---|---|---|---|---|"]
     lines += ["| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in r) + " |" for r in table]
     lines.append("")
@@ -1567,8 +1808,11 @@ def main():
         with open(args.out, "w") as f:
             f.write(text)
         with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
-            json.dump({"seed": seed, "java_opts": java_opts_raw, "columns": ["measurement", "n", "unit", "agent",
-                       "seed-001 Python sample", "goal", "verdict"], "rows": table, **report.raw}, f)
+            json.dump({"seed": seed, "argfile": args.argfile,
+                       "argfile_options": [] if args.argfile == "none" else benchlib.read_argfile(args.argfile),
+                       "java_opts": java_opts_raw, "columns": ["measurement", "n", "unit", "agent",
+                       "seed-001 Python sample", "goal", "verdict"], "rows": table, "figures": report.figures,
+                       "load_avg_1min": load.samples, **report.raw}, f)
     return 1 if report.failures else 0
 
 

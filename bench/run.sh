@@ -5,12 +5,14 @@
 #
 #   bench/run.sh [--jar PATH] [--quick] [--changes N] [--idle-window S] [--idle-after S] [--seed N]
 #                [--quiet-wait S] [--quiet-threshold PCT] [--state-parent DIR] [--approvals N]
-#                [--no-baseline]                                          (see harness.py --help)
+#                [--no-baseline] [--argfile PATH|none] [--cds]            (see harness.py --help)
 #
 # Default jar: target/scheduled-events-bridge.jar of this repository (a copy is benchmarked, so a
-# rebuild during the run does no harm). JVM flags for the agent come from BENCH_JAVA_OPTS (default:
-# none, i.e. the JVM's own defaults), e.g.
-#   BENCH_JAVA_OPTS="-XX:+UseSerialGC -Xmx64m" bench/run.sh --quick
+# rebuild during the run does no harm). The agent runs with the JVM options it ships with,
+# @packaging/jvm.options (--argfile PATH for another file, --argfile none for the JVM's defaults), then
+# the flags in BENCH_JAVA_OPTS, which are added and win where both set the same thing (java takes the
+# last); the report lists both. --cds adds an AppCDS archive trained with the argfile, as shipped.
+#   BENCH_JAVA_OPTS="-Xlog:gc" bench/run.sh --quick
 # Prints a Markdown report on stdout (progress on stderr) and writes it to bench/results/latest.md.
 # Exit status is non-zero when a measurement could not be completed.
 set -euo pipefail
@@ -24,7 +26,7 @@ while (($#)); do
   case "$1" in
     --jar) [[ $# -ge 2 ]] || { echo "--jar needs a path" >&2; exit 2; }; jar="$2"; shift 2 ;;
     --jar=*) jar="${1#--jar=}"; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) args+=("$1"); shift ;;   # --quick and the other options are the harness's
   esac
 done

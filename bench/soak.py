@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Soak test for scheduled-events-bridge (python3 stdlib only). Run for BENCHMARKS.md, not in CI.
 
-Runs the packaged agent for --duration seconds (default 1800) at 200 ms polling against peers the
+Runs the packaged agent, with the JVM options it ships with (@packaging/jvm.options, or --argfile) then
+those in SOAK_JAVA_OPTS, for --duration seconds (default 1800) at 200 ms polling against peers the
 script plays itself over loopback:
   * a scripted IMDS whose document a seeded scenario evolves every 1-3 s (events appear Scheduled,
     several at once or a hardware failure straight as Started, get Rescheduled, Start, Complete or
@@ -38,7 +39,6 @@ import os
 import platform
 import random
 import re
-import shlex
 import shutil
 import socket
 import statistics
@@ -53,9 +53,6 @@ from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-# The flags the Dockerfile and the systemd unit ship (minus the CDS archive, made for another jar path).
-DEFAULT_JAVA_OPTS = ("-XX:+UseSerialGC -Xms16m -Xmx96m -XX:MaxMetaspaceSize=96m -Xss512k "
-                     "-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.2 -XX:-UsePerfData")
 WEBHOOK_SECRET = "soak-secret"
 VM_NAME = "soak-vm"
 OTHER_VM = "soak-vm-2"
@@ -1039,6 +1036,10 @@ def main():
                     "(default 60; --quick 20)")
     ap.add_argument("--quick", action="store_true", help="smoke test: 180 s, faster fault rotation")
     ap.add_argument("--results", help="results directory (default: bench/results next to this script)")
+    ap.add_argument("--argfile", default=benchlib.SHIPPED_JVM_OPTIONS,
+                    help="the agent's JVM options, a JDK @argfile (default: the shipped packaging/jvm.options, "
+                         "without the CDS archive; 'none' = the JVM's defaults); SOAK_JAVA_OPTS adds flags after "
+                         "it, which win")
     args = ap.parse_args()
 
     quick = args.quick
@@ -1059,8 +1060,10 @@ def main():
     if not java:
         print("java not found on PATH", file=sys.stderr)
         return 2
-    java_opts_raw = os.environ.get("SOAK_JAVA_OPTS", DEFAULT_JAVA_OPTS).strip()
-    java_opts = shlex.split(java_opts_raw)
+    if args.argfile != "none" and not os.path.isfile(args.argfile):
+        ap.error(f"--argfile {args.argfile}: no such file")
+    java_opts_raw = os.environ.get("SOAK_JAVA_OPTS", "").strip()
+    java_opts = benchlib.agent_jvm_options(args.argfile, java_opts_raw)
     jcmd = jcmd_path(java)
     results = os.path.abspath(args.results or os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     os.makedirs(results, exist_ok=True)
@@ -1247,7 +1250,7 @@ def main():
              f"**Verdict: {'PASS ✅' if passed else 'FAIL ❌'}**", ""]
     lines += [
         f"- **Jar**: `{jar}`" + (f" (a copy, sha256 `{sha[:16]}…`)" if sha else ""),
-        f"- **JVM flags (SOAK_JAVA_OPTS)**: `{java_opts_raw}`",
+        f"- **JVM options**: {benchlib.describe_jvm_options(args.argfile, java_opts_raw, 'SOAK_JAVA_OPTS')}",
         f"- **Machine**: {machine(java)}; load average at the end {open('/proc/loadavg').read().split()[0]}",
         f"- **Run**: {'quick, ' if quick else ''}{duration} s of load (seed {seed}); poll interval {POLL_INTERVAL_MS} ms; "
         f"bridge.imds.max-backoff {IMDS_MAX_BACKOFF_MS} ms, bridge.delivery.max-backoff {DELIVERY_MAX_BACKOFF_MS} ms, "

@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.ConfigKeys;
+import io.github.scheduledeventsbridge.logging.BridgeLogging;
 import org.apache.camel.main.Main;
 
 import java.nio.file.Files;
@@ -25,6 +26,7 @@ public final class BridgeApplication {
     }
 
     public static void main(String[] args) throws Exception {
+        BridgeLogging.configure();
         System.exit(run(args));
     }
 

@@ -32,6 +32,7 @@ import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.health.DeliveryMetrics;
 import io.github.scheduledeventsbridge.health.OutageLog;
+import io.github.scheduledeventsbridge.health.PollMetrics;
 import io.github.scheduledeventsbridge.health.Readiness;
 import io.github.scheduledeventsbridge.health.ReadinessChecks;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
@@ -125,6 +126,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         ReadinessChecks.register(context, new Readiness(settings.health().imdsStaleAfter(), settings.health().spoolThreshold(),
                 settings.health().sinkStaleAfter()), pollBackoff, spool, sinks, deadLetters, clock, storage);
         registry.bind("imdsResponse", new ImdsResponse(settings.imds().maxDocumentSize()));
+        registry.bind("pollMetrics", new PollMetrics(context));
         registry.bind("webhookSigner", new WebhookSigner(settings.webhook().secret(), clock));
         registry.bind("webhookAddress", new WebhookAddress());
         registry.bind("httpAnswer", new HttpAnswer(clock));
@@ -304,6 +306,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
         ImdsSimulator simulator = new ImdsSimulator(options);
         simulator.start();
+        context.getRegistry().bind("imdsSimulator", simulator);
         context.addService(new ServiceSupport() {
             @Override
             protected void doStop() {

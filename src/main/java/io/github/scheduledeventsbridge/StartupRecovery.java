@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge;
 
+import io.github.scheduledeventsbridge.management.ManagementServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.StartupListener;
@@ -7,8 +8,8 @@ import org.apache.camel.StartupListener;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Runs the startup-recovery route once Camel is fully started. Routes added while Camel is still
- * starting can be registered but never started, so sink routes are installed only from here.
+ * Runs the startup-recovery route once Camel is fully started, then starts the management server. Routes added
+ * while Camel is still starting can be registered but never started, so sink routes are installed only from here.
  */
 final class StartupRecovery implements StartupListener {
 
@@ -29,6 +30,8 @@ final class StartupRecovery implements StartupListener {
                 throw new IllegalStateException("Start-up recovery failed: " + recovery.getException().getMessage(),
                         recovery.getException());
             }
+            // Recovery started the poll: health, metrics and the console come second.
+            ManagementServer.startIfInstalled(context);
         }
     }
 }

@@ -7,7 +7,12 @@ public class ImdsStatusException extends RuntimeException {
     private final String retryAfter;
 
     public ImdsStatusException(int status, String retryAfter) {
-        super("IMDS answered HTTP " + status);
+        this(status, retryAfter, null);
+    }
+
+    /** With a few words on what was wrong with the answer, when the status alone does not say it. */
+    public ImdsStatusException(int status, String retryAfter, String detail) {
+        super("IMDS answered HTTP " + status + (detail == null ? "" : " (" + detail + ")"));
         this.status = status;
         this.retryAfter = retryAfter;
     }

@@ -87,7 +87,8 @@ final class HawtioConsole {
             context.setContextPath("/hawtio");
             context.setWar(dir.toString());
             context.setParentLoaderPriority(false);
-            // One logging set-up for the whole agent: the WAR's own SLF4J and Log4j stay unused.
+            // One logging set-up for the whole agent: the WAR's SLF4J is the agent's, and its Log4j (which nothing
+            // in the WAR calls directly) never loads, as the agent has none.
             context.addProtectedClassMatcher(new ClassMatcher("org.slf4j.", "org.apache.logging.log4j."));
             context.setThrowUnavailableOnStartupException(true);
             context.setTempDirectory(dir.resolve(".jetty").toFile());

@@ -49,8 +49,8 @@ public final class ManagementServer extends ServiceSupport {
     }
 
     /**
-     * Adds the server to {@code context}, to start and stop with it. Disabled, there is no server and Camel
-     * registers no MBeans; called before the context starts.
+     * Binds the server in {@code context}'s registry ({@link #startIfInstalled} starts it). Disabled, there is
+     * no server and Camel registers no MBeans; called before the context starts.
      */
     public static void install(CamelContext context, ManagementSettings settings) {
         if (!settings.enabled()) {
@@ -72,12 +72,21 @@ public final class ManagementServer extends ServiceSupport {
             LOG.warn("bridge.management.read-only=false: the Hawtio console can read the agent's secrets, call any MBean "
                     + "and send messages to any endpoint (approvals without the approval secret); use it for debugging only");
         }
-        ManagementServer server = new ManagementServer(context, settings, host);
-        context.getRegistry().bind(BEAN_NAME, server);
-        try {
-            context.addService(server, true, false);
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot add the management server", e);
+        context.getRegistry().bind(BEAN_NAME, new ManagementServer(context, settings, host));
+    }
+
+    /**
+     * Starts the installed server, if any, to stop with the context. Called once the poll has started: Jetty
+     * takes ~0.4 s to start, which would otherwise delay the first IMDS request on every boot.
+     */
+    public static void startIfInstalled(CamelContext context) {
+        ManagementServer server = context.getRegistry().lookupByNameAndType(BEAN_NAME, ManagementServer.class);
+        if (server != null) {
+            try {
+                context.addService(server, true, true);
+            } catch (Exception e) {
+                throw new IllegalStateException("Cannot start the management server", e);
+            }
         }
     }
 

@@ -11,12 +11,16 @@ import java.io.OutputStream;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
@@ -36,6 +40,7 @@ final class ImdsHandler implements HttpHandler {
 
     private final SimulatedEvents events;
     private final Map<String, Endpoint> endpoints;
+    private final AtomicLong notModifiedServed = new AtomicLong();
 
     ImdsHandler(SimulatedEvents events, String vmName) {
         this.events = events;
@@ -63,6 +68,10 @@ final class ImdsHandler implements HttpHandler {
         compute.put("osType", "Linux");
         compute.put("vmScaleSetName", "");
         return compute;
+    }
+
+    long notModifiedServed() {
+        return notModifiedServed.get();
     }
 
     @Override
@@ -100,7 +109,14 @@ final class ImdsHandler implements HttpHandler {
 
     private Response scheduledEvents(HttpExchange exchange) throws IOException {
         if ("GET".equals(exchange.getRequestMethod())) {
-            return new Response(200, events.document());
+            String document = events.document();
+            String etag = etag(document);
+            exchange.getResponseHeaders().set("ETag", etag);
+            if (notModified(exchange.getRequestHeaders().get("If-None-Match"), etag)) {
+                notModifiedServed.incrementAndGet();
+                return new Response(304, null);
+            }
+            return new Response(200, document);
         }
         // Read one byte past the limit to tell "exactly at the limit" from "over it", whatever Content-Length says.
         byte[] body = exchange.getRequestBody().readNBytes(MAX_BODY_BYTES + 1);
@@ -137,6 +153,33 @@ final class ImdsHandler implements HttpHandler {
             eventIds.add(eventId.asText());
         }
         return Optional.of(eventIds);
+    }
+
+    /** A strong validator of exactly these bytes, as IMDS may send one (Microsoft's Node sample relies on it). */
+    static String etag(String document) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(document.getBytes(StandardCharsets.UTF_8));
+            return "\"" + HexFormat.of().formatHex(digest, 0, 8) + "\"";
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
+    /** If-None-Match as RFC 9110 reads it: "*", or a list of entity-tags compared weakly (W/ is ignored). */
+    static boolean notModified(List<String> ifNoneMatch, String etag) {
+        if (ifNoneMatch == null) {
+            return false;
+        }
+        String opaque = etag.startsWith("W/") ? etag.substring(2) : etag;
+        for (String header : ifNoneMatch) {
+            for (String tag : header.split(",")) {
+                String candidate = tag.trim();
+                if (candidate.equals("*") || (candidate.startsWith("W/") ? candidate.substring(2) : candidate).equals(opaque)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static Optional<String> queryParameter(URI uri, String name) {

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Serves {@code /metadata/scheduledevents} (GET and POST StartRequests), {@code /metadata/instance} and
  * {@code /metadata/instance/compute} with IMDS's status codes and error bodies. The simulated world advances
- * lazily on each request; see {@link SimulatedEvents} for how DocumentIncarnation is counted.
+ * lazily on each request; see {@link SimulatedEvents} for how DocumentIncarnation is counted. Documents carry an
+ * {@code ETag} (a hash of their bytes), and a GET whose {@code If-None-Match} names it is answered 304 Not Modified.
  *
  * <pre>{@code
  * try (ImdsSimulator imds = new ImdsSimulator(ImdsSimulator.Options.defaults().withSpeed(600)).start()) {
@@ -55,9 +56,10 @@ public final class ImdsSimulator implements AutoCloseable {
         HttpServer server = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 0);
         ExecutorService executor = Executors.newFixedThreadPool(SERVER_THREADS, daemonThreads());
         server.setExecutor(executor);
-        server.createContext("/", new ImdsHandler(events, options.vmName()));
+        ImdsHandler handler = new ImdsHandler(events, options.vmName());
+        server.createContext("/", handler);
         server.start();
-        running = new Running(server, executor, events);
+        running = new Running(server, executor, events, handler);
         return this;
     }
 
@@ -97,6 +99,11 @@ public final class ImdsSimulator implements AutoCloseable {
         return running().events().document();
     }
 
+    /** How many GETs were answered 304 Not Modified (their If-None-Match named the current document's ETag). */
+    public long notModifiedServed() {
+        return running().handler().notModifiedServed();
+    }
+
     private URI uri(String path) {
         String host = options.host().contains(":") ? "[" + options.host() + "]" : options.host();
         return URI.create("http://" + host + ":" + port() + path);
@@ -118,7 +125,7 @@ public final class ImdsSimulator implements AutoCloseable {
         };
     }
 
-    private record Running(HttpServer server, ExecutorService executor, SimulatedEvents events) {
+    private record Running(HttpServer server, ExecutorService executor, SimulatedEvents events, ImdsHandler handler) {
     }
 
     /**

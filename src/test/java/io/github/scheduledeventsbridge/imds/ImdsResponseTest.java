@@ -124,6 +124,18 @@ class ImdsResponseTest {
     }
 
     @Test
+    @DisplayName("with a Content-Length within the limit, the stream is read to that length")
+    void streamWithContentLength() {
+        byte[] doc = LiveMigrationSeed.INCARNATION_2.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Exchange exchange = answer(200, null, null);
+        exchange.getMessage().setHeader(Exchange.CONTENT_LENGTH, Integer.toString(doc.length));
+        exchange.getMessage().setBody(new java.io.ByteArrayInputStream(doc));
+
+        assertThat(new ImdsResponse(doc.length).toDocument(exchange))
+                .isEqualTo(LiveMigrationSeed.parse(LiveMigrationSeed.INCARNATION_2));
+    }
+
+    @Test
     @DisplayName("the same bytes again give the same document without parsing again; other bytes are parsed")
     void sameBodyNotParsedAgain() {
         ImdsDocument first = response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_2));
@@ -134,5 +146,71 @@ class ImdsResponseTest {
         assertThatThrownBy(() -> response.toDocument(answer(200, null, "{\"DocumentIncarnation\":")))
                 .isInstanceOf(InvalidDocumentException.class);
         assertThat(response.toDocument(answer(200, null, LiveMigrationSeed.INCARNATION_3))).isSameAs(next);
+    }
+
+    private Exchange tagged(int status, String body, Object etag) {
+        Exchange exchange = answer(status, null, body);
+        if (etag != null) {
+            exchange.getMessage().setHeader("ETag", etag);
+        }
+        return exchange;
+    }
+
+    @Test
+    @DisplayName("a 304 to our If-None-Match is the document that ETag came with, the very same instance")
+    void notModifiedIsTheHeldDocument() {
+        assertThat(response.validator()).as("the first GET of a run is unconditional").isNull();
+        ImdsDocument first = response.toDocument(tagged(200, LiveMigrationSeed.INCARNATION_2, "W/\"x\""));
+
+        java.util.Map<String, Object> request = new java.util.HashMap<>();
+        response.conditional(request);
+        assertThat(request).as("taken verbatim, weak or not").containsExactly(java.util.Map.entry("If-None-Match", "W/\"x\""));
+        assertThat(response.toDocument(tagged(304, null, null))).isSameAs(first);
+        assertThat(response.validator()).isEqualTo("W/\"x\"");
+    }
+
+    @Test
+    @DisplayName("a 304 to a GET without If-None-Match is never a document but a failed poll")
+    void unaskedNotModified() {
+        java.util.Map<String, Object> request = new java.util.HashMap<>();
+        response.conditional(request);
+        assertThat(request).as("the first GET of a run is unconditional").isEmpty();
+        assertThatThrownBy(() -> response.toDocument(tagged(304, null, null)))
+                .isInstanceOfSatisfying(ImdsStatusException.class, e -> assertThat(e.status()).isEqualTo(304))
+                .hasMessageContaining("without If-None-Match");
+
+        response.toDocument(tagged(200, LiveMigrationSeed.INCARNATION_2, null));
+        response.conditional(request);
+        assertThat(request).as("a document without ETag gives no validator").isEmpty();
+        assertThatThrownBy(() -> response.toDocument(tagged(304, null, null)))
+                .isInstanceOf(ImdsStatusException.class);
+    }
+
+    @Test
+    @DisplayName("each 200 sets the validator, even with the same bytes; none, blank or several ETags clear it")
+    void validatorFollowsTheLastAnswer() {
+        ImdsDocument first = response.toDocument(tagged(200, LiveMigrationSeed.INCARNATION_2, "\"a\""));
+        assertThat(response.toDocument(tagged(200, LiveMigrationSeed.INCARNATION_2, "\"b\""))).isSameAs(first);
+        assertThat(response.validator()).isEqualTo("\"b\"");
+
+        response.toDocument(tagged(200, LiveMigrationSeed.INCARNATION_2, null));
+        assertThat(response.validator()).isNull();
+        response.toDocument(tagged(200, LiveMigrationSeed.INCARNATION_3, " "));
+        assertThat(response.validator()).isNull();
+        response.toDocument(tagged(200, LiveMigrationSeed.INCARNATION_3, java.util.List.of("\"c\"", "\"d\"")));
+        assertThat(response.validator()).isNull();
+    }
+
+    @Test
+    @DisplayName("a failed answer keeps the validator of the document still held")
+    void failedAnswerKeepsTheValidator() {
+        ImdsDocument first = response.toDocument(tagged(200, LiveMigrationSeed.INCARNATION_2, "\"a\""));
+        assertThatThrownBy(() -> response.toDocument(tagged(200, "{\"DocumentIncarnation\":", "\"broken\"")))
+                .isInstanceOf(InvalidDocumentException.class);
+        assertThatThrownBy(() -> response.toDocument(tagged(500, null, "\"err\"")))
+                .isInstanceOf(ImdsStatusException.class);
+
+        assertThat(response.validator()).isEqualTo("\"a\"");
+        assertThat(response.toDocument(tagged(304, null, null))).isSameAs(first);
     }
 }

@@ -44,6 +44,19 @@ class ActionsKillNineIT {
                 "BRIDGE_ACTION_RECOVER_COMMAND", recover), Map.of(), work);
     }
 
+    /**
+     * Starts an agent, kills it with -9 once its prepare command started, and ends the command too: it lives on in
+     * its own session after the agent's death, but this VM "rebooted".
+     */
+    private void killWhilePrepareRuns(ScriptedImds imds, WebhookReceiver webhook) throws Exception {
+        AgentProcess agent = agent(imds, webhook);
+        await().atMost(Duration.ofSeconds(60)).until(() -> lines("prepare.starts").size() == 1);
+        agent.kill9();
+        long orphan = Long.parseLong(lines("prepare.pid").get(0).trim());
+        ProcessHandle.of(orphan).ifPresent(ProcessHandle::destroyForcibly);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(orphan).map(p -> !p.isAlive()).orElse(true));
+    }
+
     private List<String> lines(String name) throws IOException {
         Path file = work.resolve(name);
         return Files.exists(file) ? Files.readAllLines(file) : List.of();
@@ -56,13 +69,7 @@ class ActionsKillNineIT {
             Files.createFile(work.resolve("block"));
 
             // 1. Killed while the prepare command runs.
-            AgentProcess first = agent(imds, webhook);
-            await().atMost(Duration.ofSeconds(60)).until(() -> lines("prepare.starts").size() == 1);
-            first.kill9();
-            // The command lives on in its own session after the agent's death; this VM "rebooted": it is gone.
-            long orphan = Long.parseLong(lines("prepare.pid").get(0).trim());
-            ProcessHandle.of(orphan).ifPresent(ProcessHandle::destroyForcibly);
-            await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(orphan).map(p -> !p.isAlive()).orElse(true));
+            killWhilePrepareRuns(imds, webhook);
             assertThat(lines("prepare.done")).isEmpty();
             Files.delete(work.resolve("block"));
 
@@ -96,12 +103,7 @@ class ActionsKillNineIT {
             Files.createFile(work.resolve("block"));
 
             // The reboot stops the agent while its prepare runs...
-            AgentProcess first = agent(imds, webhook);
-            await().atMost(Duration.ofSeconds(60)).until(() -> lines("prepare.starts").size() == 1);
-            first.kill9();
-            long orphan = Long.parseLong(lines("prepare.pid").get(0).trim());
-            ProcessHandle.of(orphan).ifPresent(ProcessHandle::destroyForcibly);
-            await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(orphan).map(p -> !p.isAlive()).orElse(true));
+            killWhilePrepareRuns(imds, webhook);
             Files.delete(work.resolve("block"));
 
             // ...and after it the event is gone: recover runs once, the interrupted prepare never again.

@@ -3,8 +3,8 @@ package io.github.scheduledeventsbridge.it;
 import io.github.scheduledeventsbridge.testing.AgentProcess;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.JvmOptions;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
-import io.github.scheduledeventsbridge.testing.ShippedJvmFlags;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,7 +55,7 @@ class ApprovalFloodIT {
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("w")) {
             List<String> events = new ArrayList<>(List.of(Docs.scheduled(FIRST, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm0")));
             imds.serve(Docs.document(1, events.toArray(String[]::new)));
-            try (AgentProcess agent = AgentProcess.start("approval-flood", ShippedJvmFlags.shipped(),
+            try (AgentProcess agent = AgentProcess.start("approval-flood", List.of(JvmOptions.argument()),
                     AgentProcess.env("BRIDGE_APPROVAL_SECRET", SECRET),
                     Map.of("bridge.state.dir", work.resolve("s").toString(), "bridge.imds.url", imds.url(),
                             "bridge.imds.instance-url", imds.instanceUrl(), "bridge.imds.poll-interval", "200",

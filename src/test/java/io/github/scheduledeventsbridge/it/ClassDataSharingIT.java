@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.github.scheduledeventsbridge.testing.AgentProcess;
-import io.github.scheduledeventsbridge.testing.ShippedJvmFlags;
+import io.github.scheduledeventsbridge.testing.JvmOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -36,9 +35,7 @@ class ClassDataSharingIT {
         assertThat(said).contains("AppCDS archive " + archive);
         assertThat(Files.size(archive)).isGreaterThan(1_000_000);
 
-        List<String> jvm = new ArrayList<>(ShippedJvmFlags.shipped());
-        jvm.add("-XX:SharedArchiveFile=" + archive);
-        jvm.add("-Xlog:class+load=info");
+        List<String> jvm = List.of(JvmOptions.argument(), "-XX:SharedArchiveFile=" + archive, "-Xlog:class+load=info");
         try (AgentProcess agent = AgentProcess.start("cds", jvm, Map.of(),
                 Map.of("bridge.simulator.enabled", "true", "bridge.state.dir", dir.resolve("state").toString()), dir)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> agent.output().contains(" transitions - "));

@@ -9,6 +9,7 @@ import io.github.scheduledeventsbridge.delivery.email.StarttlsFront;
 import io.github.scheduledeventsbridge.delivery.email.TcpTap;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import jakarta.mail.Address;
 import jakarta.mail.BodyPart;
@@ -17,11 +18,6 @@ import jakarta.mail.Message;
 import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
 import jakarta.mail.internet.MimeMultipart;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +33,6 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -399,41 +394,5 @@ class EmailSinkTest {
         assertThat(copies(greenMail)).isZero();
         assertThat(agent.bean("spool", Spool.class).depth("email")).isEqualTo(1);
         assertThat(spoolFiles(state)).isEqualTo(1);
-    }
-
-    /** Everything the agent logs (at the levels it is configured for) while a test runs. */
-    private static final class LogCapture extends AbstractAppender implements AutoCloseable {
-        private final List<String> lines = new CopyOnWriteArrayList<>();
-
-        private LogCapture() {
-            super("email-sink-test-capture", null, null, true, Property.EMPTY_ARRAY);
-        }
-
-        static LogCapture install() {
-            LogCapture capture = new LogCapture();
-            capture.start();
-            LoggerContext context = (LoggerContext) LogManager.getContext(false);
-            context.getConfiguration().getRootLogger().addAppender(capture, null, null);
-            context.updateLoggers();
-            return capture;
-        }
-
-        @Override
-        public void append(LogEvent event) {
-            Throwable thrown = event.getThrown();
-            lines.add(event.getMessage().getFormattedMessage() + (thrown == null ? "" : " " + thrown));
-        }
-
-        String text() {
-            return String.join("\n", lines);
-        }
-
-        @Override
-        public void close() {
-            LoggerContext context = (LoggerContext) LogManager.getContext(false);
-            context.getConfiguration().getRootLogger().removeAppender(getName());
-            context.updateLoggers();
-            stop();
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import com.sun.net.httpserver.HttpServer;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.testing.Docs;
@@ -13,9 +14,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -62,6 +69,44 @@ class LargeDocumentTest {
             imds.serve(Docs.document(3, Docs.scheduled(A, "Reboot", NOT_BEFORE, "vm")));
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(A).size() == 1);
             assertThat(backoff.consecutiveFailures()).isZero();
+        }
+    }
+
+    @Test
+    void anOversizedAnswerIsReadOnlyUpToTheLimitNeverBufferedWhole() throws Exception {
+        // 64 MB, chunked, made as it is written: what the agent does not read, the server cannot send (only the
+        // socket buffers, a few MB on loopback, hold more than the 1 MB limit).
+        long size = 64L * 1024 * 1024;
+        AtomicLong firstAnswerSent = new AtomicLong(-1);
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.createContext("/metadata/scheduledevents", exchange -> {
+            long sent = 0;
+            try (exchange; OutputStream out = exchange.getResponseBody()) {
+                exchange.sendResponseHeaders(200, 0);
+                byte[] chunk = " ".repeat(64 * 1024).getBytes(StandardCharsets.US_ASCII);
+                while (sent < size) {
+                    out.write(chunk);
+                    sent += chunk.length;
+                }
+            } catch (IOException agentHungUp) {
+                // What the test is after.
+            } finally {
+                firstAnswerSent.compareAndSet(-1, sent);
+            }
+        });
+        server.start();
+        String base = "http://127.0.0.1:" + server.getAddress().getPort() + "/metadata/";
+        try (InProcessAgent agent = InProcessAgent.builder(state).with("bridge.imds.url", base + "scheduledevents")
+                .with("bridge.imds.instance-url", base + "instance/compute").start()) {
+            PollBackoff backoff = agent.bean("pollBackoff", PollBackoff.class);
+            await().atMost(Duration.ofSeconds(30)).until(() -> "too-large".equals(backoff.lastFailureKind()));
+            await().atMost(Duration.ofSeconds(30)).until(() -> firstAnswerSent.get() >= 0);
+            assertThat(firstAnswerSent.get()).as("bytes the first answer got out before the agent hung up")
+                    .isLessThan(size / 2);
+        } finally {
+            server.stop(0);
+            ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
         }
     }
 

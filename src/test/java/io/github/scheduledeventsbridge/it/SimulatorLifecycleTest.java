@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.AfterEach;
@@ -47,6 +48,8 @@ class SimulatorLifecycleTest {
     void freezeHardwareFailureAndCancellationArriveSignedInOrder() throws Exception {
         try (InProcessAgent agent = agent("freeze,hardware-failure,cancelled", "all")) {
             await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 7);
+            // Between changes the agent's polls were conditional and answered 304, as on try-on-simulator.
+            assertThat(agent.bean("imdsSimulator", ImdsSimulator.class).notModifiedServed()).isPositive();
         }
         Map<String, List<String>> byEvent = new LinkedHashMap<>();
         Map<String, String> typeOf = new LinkedHashMap<>();

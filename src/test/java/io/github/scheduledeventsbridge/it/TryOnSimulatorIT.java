@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.JvmOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,23 +51,19 @@ class TryOnSimulatorIT {
     void aStateDirectoryTheUserNamesIsUsedAndKept() throws Exception {
         Path log = work.resolve("run.log");
         Path keep = work.resolve("keep");
-        Process script = start(log, "-Dbridge.state.dir=" + keep);
-        try {
-            await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("Scheduled "));
-            assertThat(read(log)).contains("state in " + keep);
-            script.destroy();
-            assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(keep.resolve("state.json")).exists();
-        } finally {
-            stop(script);
-        }
+        assertTheRunUsesAndKeeps(start(log, "-Dbridge.state.dir=" + keep), log, keep);
     }
 
     @Test
     void aStateDirectoryNamedInTheEnvironmentIsUsedToo() throws Exception {
         Path log = work.resolve("run.log");
         Path keep = work.resolve("from-env");
-        Process script = start(log, null, "-Dbridge.imds.poll-interval=500", java.util.Map.of("BRIDGE_STATE_DIR", keep.toString()));
+        assertTheRunUsesAndKeeps(start(log, null, "-Dbridge.imds.poll-interval=500",
+                java.util.Map.of("BRIDGE_STATE_DIR", keep.toString())), log, keep);
+    }
+
+    /** The script's run keeps its state in {@code keep}, says so, and leaves it there when stopped. */
+    private void assertTheRunUsesAndKeeps(Process script, Path log, Path keep) throws Exception {
         try {
             await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("Scheduled "));
             assertThat(read(log)).contains("state in " + keep);
@@ -90,6 +87,27 @@ class TryOnSimulatorIT {
             assertThat(output).contains("after its prepare command succeeded");
             script.destroy();
             assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            stop(script);
+        }
+    }
+
+    /** What people try is what ships: the script's JVM reports every flag that packaging/jvm.options gives. */
+    @Test
+    void theAgentRunsWithTheShippedJvmOptions() throws Exception {
+        // -version after the script's options: the JVM reports its flags, prints its version and exits.
+        ProcessBuilder builder = new ProcessBuilder("bin/try-on-simulator", "-XX:+PrintCommandLineFlags", "-version")
+                .redirectErrorStream(true);
+        builder.environment().put("SEB_SKIP_BUILD", "1");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        builder.environment().put("PATH", Path.of(java).getParent() + File.pathSeparator + System.getenv("PATH"));
+        Process script = builder.start();
+        try {
+            String output = new String(script.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(script.exitValue()).as(output).isZero();
+            assertThat(JvmOptions.reportedFlags(output)).as(output)
+                    .containsAll(JvmOptions.asTheJvmReportsThem(java, JvmOptions.FILE));
         } finally {
             stop(script);
         }

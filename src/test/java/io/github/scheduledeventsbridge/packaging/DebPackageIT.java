@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import io.github.scheduledeventsbridge.testing.JvmOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +39,7 @@ class DebPackageIT {
     private static final String OPT = "opt/scheduled-events-bridge";
     private static final String CONF = "etc/scheduled-events-bridge/bridge.properties";
     private static final String UNIT = "lib/systemd/system/scheduled-events-bridge.service";
+    private static final String JVM_OPTIONS = OPT + "/jvm.options";
 
     @TempDir
     Path dir;
@@ -103,7 +105,8 @@ class DebPackageIT {
                 .doesNotContain("openjdk", "java");
         Path control = dir.resolve("control");
         run("dpkg-deb", "-e", deb.toString(), control.toString());
-        assertThat(Files.readString(control.resolve("conffiles")).strip()).isEqualTo("/" + CONF);
+        // The JVM options too: an operator's -Xmx survives upgrades.
+        assertThat(Files.readAllLines(control.resolve("conffiles"))).containsExactlyInAnyOrder("/" + CONF, "/" + JVM_OPTIONS);
         for (String script : List.of("postinst", "prerm", "postrm")) {
             assertThat(Files.readString(control.resolve(script)))
                     .as(script).startsWith("#!/bin/sh").contains("set -e", "$DPKG_ROOT", "[ -d /run/systemd/system ]");
@@ -124,6 +127,8 @@ class DebPackageIT {
         Path java = root.resolve(OPT + "/runtime/bin/java");
         assertThat(java).isExecutable();
         assertThat(Files.size(root.resolve(OPT + "/scheduled-events-bridge.jsa"))).isGreaterThan(1_000_000);
+        assertThat(root.resolve(JVM_OPTIONS)).hasSameTextualContentAs(JvmOptions.FILE);
+        assertThat(Files.getPosixFilePermissions(root.resolve(JVM_OPTIONS))).isEqualTo(PosixFilePermissions.fromString("rw-r--r--"));
 
         // The bundled runtime: the modules the fixed list promises, trusted CAs for HTTPS, the version.
         assertThat(run(java.toString(), "--list-modules"))
@@ -144,20 +149,26 @@ class DebPackageIT {
         run("systemd-analyze", "verify", "--root=" + root, "/" + UNIT);
         runTheAgentAsTheUnitDoes(root);
 
-        // Upgrade (the same version again): the operator's edit and the state stay, the archive is made anew.
+        // Upgrade (the same version again): the operator's edits and the state stay, the archive is made anew.
         Path state = root.resolve("var/lib/scheduled-events-bridge/state.json");
         Files.createDirectories(state.getParent());
         Files.writeString(state, "{\"kept\":true}");
         String edited = operatorSettings + "bridge.approval.port=8090\n";
         Files.writeString(root.resolve(CONF), edited);
+        String tuned = Files.readString(root.resolve(JVM_OPTIONS)) + "# the operator's\n-Xmx128m\n";
+        Files.writeString(root.resolve(JVM_OPTIONS), tuned);
         assertThat(dpkg(root, "-i", deb.toString())).contains("Setting up scheduled-events-bridge", "AppCDS archive");
         assertThat(Files.readString(root.resolve(CONF))).isEqualTo(edited);
+        assertThat(root.resolve(JVM_OPTIONS)).hasContent(tuned);
         assertThat(state).hasContent("{\"kept\":true}");
 
-        // Remove: the program goes (the postinst's archive too), configuration and state stay.
+        // Remove: the program goes (the postinst's archive too), configuration (the JVM options too) and state stay.
         dpkg(root, "-r", "scheduled-events-bridge");
         assertThat(dpkg(root, "-s", "scheduled-events-bridge")).contains("Status: deinstall ok config-files");
-        assertThat(root.resolve(OPT)).doesNotExist();
+        try (Stream<Path> left = Files.list(root.resolve(OPT))) {
+            assertThat(left.toList()).containsExactly(root.resolve(JVM_OPTIONS));
+        }
+        assertThat(root.resolve(JVM_OPTIONS)).hasContent(tuned);
         assertThat(root.resolve(UNIT)).doesNotExist();
         assertThat(Files.readString(root.resolve(CONF))).isEqualTo(edited);
         assertThat(state).hasContent("{\"kept\":true}");
@@ -166,11 +177,15 @@ class DebPackageIT {
         Files.writeString(root.resolve("etc/scheduled-events-bridge/environment"), "BRIDGE_WEBHOOK_SECRET=x\n");
         dpkg(root, "-P", "scheduled-events-bridge");
         assertThat(root.resolve("etc/scheduled-events-bridge")).doesNotExist();
+        assertThat(root.resolve(OPT)).doesNotExist();
         assertThat(root.resolve("var/lib/scheduled-events-bridge")).doesNotExist();
         assertThat(dir.resolve("systemctl-calls")).as("systemctl called under DPKG_ROOT").doesNotExist();
     }
 
-    /** ExecStart of the installed unit, with paths into the root, plus the simulator and a scratch state directory. */
+    /**
+     * ExecStart of the installed unit, with paths into the root, plus the simulator, a scratch state directory and the
+     * JVM's report of its flags: those of the installed jvm.options, all of them.
+     */
     private void runTheAgentAsTheUnitDoes(Path root) throws Exception {
         String unit = Files.readString(root.resolve(UNIT)).replace("\\\n", " ");
         Matcher execStart = Pattern.compile("(?m)^ExecStart=(.*)$").matcher(unit);
@@ -179,13 +194,14 @@ class DebPackageIT {
         for (String word : execStart.group(1).trim().split("\\s+")) {
             String rooted = word.replace("/opt/", root + "/opt/").replace("/etc/", root + "/etc/");
             if (word.equals("-jar")) {
-                command.addAll(List.of("-Xlog:class+load=info", "-Dbridge.simulator.enabled=true", "-Dbridge.simulator.speed=600",
+                command.addAll(List.of("-Xlog:class+load=info", "-XX:+PrintCommandLineFlags", "-Dbridge.simulator.enabled=true", "-Dbridge.simulator.speed=600",
                         "-Dbridge.management.port=0", "-Dbridge.state.dir=" + dir.resolve("state")));
             }
             command.add(rooted);
         }
         assertThat(command.get(0)).isEqualTo(root + "/opt/scheduled-events-bridge/runtime/bin/java");
-        assertThat(command).contains("-Dbridge.config=" + root + "/" + CONF, "-XX:SharedArchiveFile=" + root + "/" + OPT + "/scheduled-events-bridge.jsa");
+        assertThat(command).contains("@" + root + "/" + JVM_OPTIONS, "-Dbridge.config=" + root + "/" + CONF,
+                "-XX:SharedArchiveFile=" + root + "/" + OPT + "/scheduled-events-bridge.jsa");
 
         Path log = dir.resolve("agent.log");
         Process agent = new ProcessBuilder(command).directory(Files.createDirectories(dir.resolve("work")).toFile())
@@ -196,6 +212,8 @@ class DebPackageIT {
             assertThat(agent.isAlive()).as(output).isTrue();
             assertThat(output).doesNotContain("Unable to use shared archive")
                     .contains("io.github.scheduledeventsbridge.transitions.TransitionDetector source: shared objects file (top)");
+            assertThat(JvmOptions.reportedFlags(output))
+                    .containsAll(JvmOptions.asTheJvmReportsThem(command.get(0), root.resolve(JVM_OPTIONS)));
             Matcher management = Pattern.compile("Management server on http://127\\.0\\.0\\.1:(\\d+)").matcher(output);
             assertThat(management.find()).as(output).isTrue();
             HttpClient http = HttpClient.newHttpClient();
@@ -221,6 +239,7 @@ class DebPackageIT {
         String top = "scheduled-events-bridge-" + VERSION + "/";
         assertThat(listing).containsPattern("-rwxr-xr-x .* " + Pattern.quote(top + "runtime/bin/java") + "\n")
                 .containsPattern("-rwxr-xr-x .* " + Pattern.quote(top + "bin/create-cds-archive") + "\n")
+                .containsPattern("-rw-r--r-- .* " + Pattern.quote(top + "jvm.options") + "\n")
                 .contains(top + "runtime/lib/modules", top + "runtime/lib/server/libjvm.so", top + "runtime/lib/server/classes.jsa",
                         top + "scheduled-events-bridge.jar", top + "INSTALL.md", top + "README.md")
                 .doesNotContain("classes_nocoops.jsa");
@@ -230,13 +249,15 @@ class DebPackageIT {
         assertThat(unpacked.resolve("scheduled-events-bridge.service"))
                 .hasSameTextualContentAs(Path.of("packaging/systemd/scheduled-events-bridge.service"));
         assertThat(unpacked.resolve("bridge.properties")).hasSameTextualContentAs(Path.of("packaging/etc/bridge.properties"));
+        assertThat(unpacked.resolve("jvm.options")).hasSameTextualContentAs(JvmOptions.FILE);
         assertThat(run(unpacked.resolve("runtime/bin/java").toString(), "-jar",
                 unpacked.resolve("scheduled-events-bridge.jar").toString(), "--version").strip())
                 .isEqualTo("scheduled-events-bridge " + VERSION);
 
-        // The shipped (all commented) configuration file passes the agent's checks: it starts polling.
+        // With its JVM options, the shipped (all commented) configuration file passes the agent's checks: it starts polling.
         Path log = dir.resolve("tarball-agent.log");
         Process agent = new ProcessBuilder(unpacked.resolve("runtime/bin/java").toString(),
+                JvmOptions.argument(unpacked.resolve("jvm.options")),
                 "-Dbridge.config=" + unpacked.resolve("bridge.properties"), "-Dbridge.simulator.enabled=true",
                 "-Dbridge.management.port=0", "-Dbridge.state.dir=" + dir.resolve("tarball-state"),
                 "-jar", unpacked.resolve("scheduled-events-bridge.jar").toString())

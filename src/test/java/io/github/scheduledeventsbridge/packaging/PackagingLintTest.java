@@ -1,9 +1,11 @@
 package io.github.scheduledeventsbridge.packaging;
 
 import io.github.scheduledeventsbridge.config.ConfigKeys;
-import io.github.scheduledeventsbridge.testing.ShippedJvmFlags;
+import io.github.scheduledeventsbridge.testing.JvmOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 
@@ -15,6 +17,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,7 +70,7 @@ class PackagingLintTest {
 
     @Test
     void theUnitRunsTheBundledRuntimeWithTheConfigurationFile() throws Exception {
-        assertThat(Files.readString(UNIT)).contains("ExecStart=/opt/scheduled-events-bridge/runtime/bin/java ",
+        assertThat(Files.readString(UNIT)).contains("ExecStart=/opt/scheduled-events-bridge/runtime/bin/java @/opt/scheduled-events-bridge/jvm.options ",
                 "-Dbridge.config=/etc/scheduled-events-bridge/bridge.properties",
                 "-jar /opt/scheduled-events-bridge/scheduled-events-bridge.jar",
                 "EnvironmentFile=-/etc/scheduled-events-bridge/environment");
@@ -118,14 +125,91 @@ class PackagingLintTest {
                 "Restart=on-failure", "NoNewPrivileges=yes", "RestartPreventExitStatus=2");
     }
 
+    /** The JDK takes the file as an @argfile: a typo there would stop every launcher. */
     @Test
-    void theDockerfileTheSystemdUnitAndTheCdsTrainingRunUseTheSameJvmFlags() {
-        List<String> shipped = ShippedJvmFlags.shipped();
-        assertThat(shipped).contains("-XX:+UseSerialGC", "-Xmx96m", "-XX:TieredStopAtLevel=1");
-        assertThat(ShippedJvmFlags.systemd()).isEqualTo(shipped);
-        // ExitOnOutOfMemoryError does not change which classes load; everything else must match the archive's JVM.
-        assertThat(ShippedJvmFlags.cdsTraining())
-                .isEqualTo(shipped.stream().filter(f -> !f.equals("-XX:+ExitOnOutOfMemoryError")).toList());
+    void theJvmOptionsFileIsAnArgfileTheJdkAccepts() {
+        assertThat(JvmOptions.read()).isNotEmpty().allSatisfy(option -> assertThat(option).startsWith("-"));
+        assertThat(JvmOptions.asTheJvmReportsThem(java(), JvmOptions.FILE)).isNotEmpty();
+    }
+
+    /** Flags that shape the JVM (GC, heap, stacks, JIT…): written as -XX:, -Xm… or -Xs…; -Xlog is left out. */
+    private static final Pattern JVM_FLAG = Pattern.compile("(?<![\\w-])-X(?:X:[+-]?(\\w+)|[ms]\\w*)");
+
+    /**
+     * Every launcher starts the agent with the argfile and adds no JVM flag of its own, but for its own job: the
+     * class-data-sharing archive (made or used), a log, the flags report of a benchmark. ({@code -J-XX:…} flags are for
+     * jcmd's own JVM, not the agent's.)
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "Dockerfile                                        | \"java\", \"@/opt/scheduled-events-bridge/jvm.options\"",
+            "packaging/systemd/scheduled-events-bridge.service | java @/opt/scheduled-events-bridge/jvm.options ",
+            "bin/create-cds-archive                            | exec \"$java\" \"@$jvm_options\" ",
+            "bin/try-on-simulator                              | java @packaging/jvm.options ",
+            "bench/benchlib.py                                 | os.path.join(REPO, \"packaging\", \"jvm.options\")",
+            "bench/harness.py                                  | benchlib.agent_jvm_options(",
+            "bench/approval_latency.py                         | benchlib.agent_jvm_options(",
+            "bench/soak.py                                     | benchlib.agent_jvm_options(",
+            "bench/footprint.py                                | benchlib.agent_jvm_options(",
+            "bench/run.sh                                      | packaging/jvm.options",
+            "bench/soak.sh                                     | packaging/jvm.options",
+    })
+    void everyLauncherReadsTheJvmOptionsFileAndAddsNoJvmFlagOfItsOwn(String file, String readsTheFile) throws Exception {
+        String text = Files.readString(Path.of(file));
+        assertThat(text).as(file + " reads the argfile").contains(readsTheFile);
+        List<String> own = new java.util.ArrayList<>();
+        Matcher flag = JVM_FLAG.matcher(text);
+        while (flag.find()) {
+            if (!List.of("SharedArchiveFile", "ArchiveClassesAtExit", "PrintFlagsFinal", "PrintCommandLineFlags",
+                    "NativeMemoryTracking").contains(String.valueOf(flag.group(1)))) {
+                own.add(flag.group());
+            }
+        }
+        assertThat(own).as(file + ": JVM flags outside packaging/jvm.options").isEmpty();
+    }
+
+    /**
+     * bin/create-cds-archive as installed (bin/ next to jvm.options) and with JVM_OPTIONS: a flag the JVM refuses, in
+     * the file it should read, stops the training run at once, which shows that it read that file.
+     */
+    @Test
+    void theCdsTrainingRunReadsTheJvmOptionsNextToItOrFromJvmOptions(@TempDir Path opt) throws Exception {
+        Path script = Files.createDirectories(opt.resolve("bin")).resolve("create-cds-archive");
+        Files.copy(Path.of("bin/create-cds-archive"), script);
+        // A jar the launcher accepts (it reads the manifest before it starts the JVM), never run.
+        Path jar = opt.resolve("agent.jar");
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, "NeverRun");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
+            out.flush();
+        }
+        Files.writeString(opt.resolve("jvm.options"), "# installed\n-XX:+NextToTheScript\n");
+        assertThat(training(script, jar, Map.of())).contains("Unrecognized VM option 'NextToTheScript'");
+        Path other = Files.writeString(opt.resolve("other.options"), "-XX:+FromTheEnvironment\n");
+        assertThat(training(script, jar, Map.of("JVM_OPTIONS", other.toString())))
+                .contains("Unrecognized VM option 'FromTheEnvironment'");
+        // In the repository (no ../jvm.options next to bin/): packaging/jvm.options, which the JVM accepts.
+        Files.delete(opt.resolve("jvm.options"));
+        Files.createDirectories(opt.resolve("packaging"));
+        Files.writeString(opt.resolve("packaging/jvm.options"), "-XX:+FromTheRepository\n");
+        assertThat(training(script, jar, Map.of())).contains("Unrecognized VM option 'FromTheRepository'");
+    }
+
+    private static String training(Path script, Path jar, Map<String, String> env) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(script.toString(), jar.toString(), jar.resolveSibling("agent.jsa").toString())
+                .redirectErrorStream(true);
+        builder.environment().put("JAVA", java());
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(output).isEqualTo(1);
+        return output;
+    }
+
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     @Test
@@ -145,6 +229,7 @@ class PackagingLintTest {
     void theImageRunsAsNonRootWithAStateVolumeAndAHealthCheck() throws Exception {
         String dockerfile = Files.readString(Path.of("Dockerfile"));
         assertThat(dockerfile).contains("FROM maven:", " AS build", "FROM eclipse-temurin:17-jre", "USER 10001",
-                "VOLUME [\"/var/lib/scheduled-events-bridge\"]", "HEALTHCHECK", "-XX:+UseSerialGC");
+                "VOLUME [\"/var/lib/scheduled-events-bridge\"]", "HEALTHCHECK",
+                "COPY packaging/jvm.options /opt/scheduled-events-bridge/jvm.options");
     }
 }

@@ -34,7 +34,7 @@ public final class AgentProcess implements AutoCloseable {
         return start(name, List.of("-Xmx128m"), env, sysProps, workDir);
     }
 
-    /** As above, with these JVM options instead of the default {@code -Xmx128m}. */
+    /** As above, with these JVM options instead of the default {@code -Xmx128m}; the shipped ones: {@code List.of(JvmOptions.argument())}. */
     public static AgentProcess start(String name, List<String> jvmOptions, Map<String, String> env,
                                      Map<String, String> sysProps, Path workDir) throws IOException {
         List<String> command = new ArrayList<>();

@@ -1,36 +1,35 @@
 package io.github.scheduledeventsbridge.testing;
 
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.Property;
+import io.github.scheduledeventsbridge.logging.LineFormatter;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 
 /** Everything the agent logs (at the levels it is configured for) while a test runs, with the level. */
-public final class LogCapture extends AbstractAppender implements AutoCloseable {
+public final class LogCapture extends Handler implements AutoCloseable {
 
     private final List<String> lines = new CopyOnWriteArrayList<>();
+    private final SimpleFormatter messages = new SimpleFormatter();
 
     private LogCapture() {
-        super("log-capture-" + System.nanoTime(), null, null, true, Property.EMPTY_ARRAY);
     }
 
     public static LogCapture install() {
         LogCapture capture = new LogCapture();
-        capture.start();
-        LoggerContext context = (LoggerContext) LogManager.getContext(false);
-        context.getConfiguration().getRootLogger().addAppender(capture, null, null);
-        context.updateLoggers();
+        Logger.getLogger("").addHandler(capture);
         return capture;
     }
 
+    /** {@code LEVEL message[ throwable]}, the level named as in the log (ERROR, WARN, INFO, ...). */
     @Override
-    public void append(LogEvent event) {
-        Throwable thrown = event.getThrown();
-        lines.add(event.getLevel() + " " + event.getMessage().getFormattedMessage() + (thrown == null ? "" : " " + thrown));
+    public void publish(LogRecord record) {
+        Throwable thrown = record.getThrown();
+        lines.add(LineFormatter.levelName(record.getLevel()) + " " + messages.formatMessage(record)
+                + (thrown == null ? "" : " " + thrown));
     }
 
     public String text() {
@@ -42,10 +41,11 @@ public final class LogCapture extends AbstractAppender implements AutoCloseable 
     }
 
     @Override
+    public void flush() {
+    }
+
+    @Override
     public void close() {
-        LoggerContext context = (LoggerContext) LogManager.getContext(false);
-        context.getConfiguration().getRootLogger().removeAppender(getName());
-        context.updateLoggers();
-        stop();
+        Logger.getLogger("").removeHandler(this);
     }
 }

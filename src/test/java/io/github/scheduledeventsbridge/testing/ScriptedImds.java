@@ -16,10 +16,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 /**
  * An IMDS look-alike whose answers a test controls: a document, or a fault (status code, truncated
  * JSON, empty 200, a hang). It checks the Metadata header like IMDS does and counts what it served.
+ * With {@link #etags} it sends an ETag and answers a matching If-None-Match with 304, as IMDS may.
  */
 public final class ScriptedImds implements AutoCloseable {
 
@@ -41,6 +43,13 @@ public final class ScriptedImds implements AutoCloseable {
     private volatile int startRequestStatus = 200;
     private volatile boolean chunked;
     private final List<StartRequest> startRequests = Collections.synchronizedList(new ArrayList<>());
+    private final List<Get> gets = Collections.synchronizedList(new ArrayList<>());
+    private volatile UnaryOperator<String> etagOf;
+    private final AtomicInteger unconditional304s = new AtomicInteger();
+
+    /** A document GET as IMDS received it: its If-None-Match (null: none) and the status it was answered with. */
+    public record Get(String ifNoneMatch, int status) {
+    }
 
     /** An approval POST as IMDS received it. */
     public record StartRequest(String metadataHeader, String query, String contentType, String body) {
@@ -113,6 +122,20 @@ public final class ScriptedImds implements AutoCloseable {
         return List.copyOf(startRequests);
     }
 
+    /** Documents go out with the ETag this gives for their text; null: no ETag (the default). */
+    public void etags(UnaryOperator<String> etagOfDocument) {
+        etagOf = etagOfDocument;
+    }
+
+    /** The next {@code count} document GETs are answered 304 whatever they carry (a misbehaving IMDS). */
+    public void answerNotModified(int count) {
+        unconditional304s.set(count);
+    }
+
+    public List<Get> gets() {
+        return List.copyOf(gets);
+    }
+
     public void recover() {
         mode = Mode.DOCUMENT;
     }
@@ -156,8 +179,19 @@ public final class ScriptedImds implements AutoCloseable {
             String doc = document;
             switch (mode) {
                 case DOCUMENT -> {
-                    answer(exchange, 200, doc, chunked);
-                    documentsServed.incrementAndGet();
+                    UnaryOperator<String> tagger = etagOf;
+                    String etag = tagger == null ? null : tagger.apply(doc);
+                    String asked = exchange.getRequestHeaders().getFirst("If-None-Match");
+                    boolean notModified = unconditional304s.getAndUpdate(n -> Math.max(0, n - 1)) > 0
+                            || etag != null && etag.equals(asked);
+                    gets.add(new Get(asked, notModified ? 304 : 200));
+                    if (etag != null) {
+                        exchange.getResponseHeaders().add("ETag", etag);
+                    }
+                    answer(exchange, notModified ? 304 : 200, notModified ? "" : doc, chunked);
+                    if (!notModified) {
+                        documentsServed.incrementAndGet();
+                    }
                 }
                 case STATUS -> {
                     faultsServed.incrementAndGet();

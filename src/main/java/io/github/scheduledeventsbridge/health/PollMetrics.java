@@ -1,0 +1,63 @@
+package io.github.scheduledeventsbridge.health;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.apache.camel.CamelContext;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The meters every poll touches, bridge.imds.poll (latency) and bridge.imds.polls{outcome=ok}, as plain calls on
+ * meters looked up once. A micrometer: endpoint step looks its meter up, converts its options and compiles a
+ * header pattern on every message: on an idle poll that was more garbage than the rest of the route together.
+ * Same names and tags as DeliveryMetrics registers at start (with the latency buckets) and as the micrometer:
+ * steps of the failure path. Used by the poll thread only.
+ */
+public final class PollMetrics {
+
+    private final CamelContext context;
+    private Timer latency;
+    private Counter ok;
+    private boolean resolved;
+    private long started;
+
+    public PollMetrics(CamelContext context) {
+        this.context = context;
+    }
+
+    /** Route step just before the GET. */
+    public void started() {
+        started = System.nanoTime();
+    }
+
+    /** Route step just after the answer arrived (whatever it is; a GET that failed is not timed). */
+    public void answered() {
+        resolve();
+        if (latency != null) {
+            latency.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Route step once the answer is a document: bridge.imds.polls{outcome=ok}. */
+    public void succeeded() {
+        resolve();
+        if (ok != null) {
+            ok.increment();
+        }
+    }
+
+    /** At the first poll: DeliveryMetrics has registered them by then (startup-recovery starts the poll). */
+    private void resolve() {
+        if (resolved) {
+            return;
+        }
+        resolved = true;
+        MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
+        if (registry != null) {
+            String camel = context.getName();
+            latency = Timer.builder("bridge.imds.poll").tags("camelContext", camel).register(registry);
+            ok = Counter.builder("bridge.imds.polls").tags("camelContext", camel, "outcome", "ok").register(registry);
+        }
+    }
+}
