@@ -35,14 +35,31 @@ public final class Dispatcher {
     }
 
     /**
-     * Writes every file, each forced to disk before it gets its name, several at a time, then forces the
-     * directories; until this returns, the journal's outbox still holds the transitions, so a crash in
-     * between only means spooling again.
+     * Writes every message's file, not yet forced to disk: the lanes may send them at once. Until
+     * {@link #makeDurable} has returned, the journal's outbox still holds the transitions, so a crash in between
+     * only means spooling again (a message already delivered is then delivered twice, with the same id).
      */
     public List<SpoolEntry> spool(List<OutboundEvent> events) {
+        return reported(events.isEmpty(), () -> spoolAll(events));
+    }
+
+    /** Forces the files {@link #spool} wrote, and their directories: after this the outbox may be cleared. */
+    public void makeDurable(List<SpoolEntry> entries) {
+        reported(entries.isEmpty(), () -> {
+            spool.force(entries);
+            return entries;
+        });
+    }
+
+    private interface SpoolWork {
+        List<SpoolEntry> run() throws IOException;
+    }
+
+    /** A spool that cannot be written is a StateWriteException, and a storage problem until it works again. */
+    private List<SpoolEntry> reported(boolean nothing, SpoolWork work) {
         try {
-            List<SpoolEntry> entries = spoolAll(events);
-            if (!events.isEmpty()) {
+            List<SpoolEntry> entries = work.run();
+            if (!nothing) {
                 health.succeeded(StorageHealth.SPOOL);
             }
             return entries;
@@ -56,7 +73,6 @@ public final class Dispatcher {
 
     private List<SpoolEntry> spoolAll(List<OutboundEvent> events) throws IOException {
         List<SpoolEntry> entries = new ArrayList<>();
-        List<Spool.Write> writes = new ArrayList<>();
         for (Sink sink : registry.sinks()) {
             List<OutboundEvent> accepted = events.stream().filter(sink.filter()).toList();
             if (accepted.isEmpty()) {
@@ -65,15 +81,13 @@ public final class Dispatcher {
             if (sink.batched()) {
                 entries.add(storeBatch(sink, accepted));
             } else {
+                // Each sink's entries in sequence order: that is the order its lanes are given them.
                 for (OutboundEvent event : accepted) {
-                    writes.add(new Spool.Write(sink, event.seq(), Spool.eventIdOf(event.cloudEvent()),
-                            () -> MAPPER.writeValueAsBytes(event.cloudEvent())));
+                    entries.add(spool.write(sink, event.seq(), Spool.eventIdOf(event.cloudEvent()),
+                            MAPPER.writeValueAsBytes(event.cloudEvent())));
                 }
             }
         }
-        // Each sink's entries stay in sequence order: that is the order its lane is given them.
-        entries.addAll(spool.storeAll(writes));
-        spool.forceDirectories(entries);
         return entries;
     }
 
@@ -88,7 +102,7 @@ public final class Dispatcher {
             ArrayNode batch = MAPPER.createArrayNode();
             rest.forEach(e -> batch.add(e.cloudEvent()));
             try {
-                return spool.store(sink, rest.get(0).seq(), MAPPER.writeValueAsBytes(batch));
+                return spool.write(sink, rest.get(0).seq(), null, MAPPER.writeValueAsBytes(batch));
             } catch (java.nio.file.FileAlreadyExistsException e) {
                 java.util.Set<String> spooled = new java.util.HashSet<>();
                 MAPPER.readTree(java.nio.file.Path.of(e.getFile()).toFile()).forEach(event -> spooled.add(event.path("id").asText()));

@@ -55,10 +55,8 @@ public final class Spool implements SpoolMXBean {
     }
 
     /**
-     * Stores one message durably: its content is on disk before it gets its name (written to a temporary
-     * file, forced, renamed). The new name itself is on disk once the directory is forced
-     * ({@link #forceDirectories}). An existing file with the same bytes is the same message spooled again
-     * after a crash: kept, and forced (a killed run may not have done so).
+     * Stores one message durably: written under its name ({@link #write}), then forced with its directory
+     * ({@link #force}).
      */
     public SpoolEntry store(Sink sink, long seq, byte[] payload) throws IOException {
         return store(sink, seq, null, payload);
@@ -66,89 +64,94 @@ public final class Spool implements SpoolMXBean {
 
     /** {@code eventId} chooses the sink's lane: every message of one event goes through the same one. */
     public SpoolEntry store(Sink sink, long seq, String eventId, byte[] payload) throws IOException {
-        Written written = write(sink, seq, eventId, payload);
-        commit(written);
-        return written.entry();
-    }
-
-    /** A message's file, written under a temporary name (null when the same message was spooled already). */
-    private record Written(SpoolEntry entry, Path temporary) {
-    }
-
-    private Written write(Sink sink, long seq, String eventId, byte[] payload) throws IOException {
-        Path dir = directory(sink.id());
-        Path file = dir.resolve(String.format(Locale.ROOT, "%019d.json", seq));
-        SpoolEntry entry = new SpoolEntry(sink.id(), sink.queueFor(eventId), file);
-        if (Files.exists(file)) {
-            // The same outbox spooled again after a crash: the same bytes, nothing to write. Anything else
-            // would be a sequence number used twice, and overwriting would lose an undelivered message.
-            if (!Arrays.equals(Files.readAllBytes(file), payload)) {
-                throw new FileAlreadyExistsException(file.toString(), null,
-                        "holds another undelivered message with sequence number " + seq + "; not overwritten");
-            }
-            return new Written(entry, null);
-        }
-        return new Written(entry, AtomicFiles.writeTemporary(file, payload));
-    }
-
-    /** Forces the written content, then names it (or forces the file that was there already). */
-    private void commit(Written written) throws IOException {
-        SpoolEntry entry = written.entry();
-        if (written.temporary() == null) {
-            AtomicFiles.force(entry.file());
-            return;
-        }
-        AtomicFiles.commitTemporary(written.temporary(), entry.file());
-        if (counter(entry.sinkId()).incrementAndGet() == 1) {
-            waitingSince.put(entry.sinkId(), clock.instant());
-        }
-    }
-
-    /** One message to store (of event {@code eventId}). */
-    public record Write(Sink sink, long seq, String eventId, Payload payload) {
-    }
-
-    /** A message's bytes, made when it is stored. */
-    @FunctionalInterface
-    public interface Payload {
-        byte[] bytes() throws IOException;
+        SpoolEntry entry = write(sink, seq, eventId, payload);
+        force(List.of(entry));
+        return entry;
     }
 
     /**
-     * Stores many messages at once, each as {@link #store} does, in two rounds: the calling thread writes every
-     * message to its temporary file, one after the other (files created in one directory from several threads,
-     * or while other threads force and rename there, only make each other wait in the file system); then the
-     * fsync threads force each temporary file and give it its name, several at a time, so that their fsyncs
-     * share the disk's flushes. Returns when every message is stored, in the order given, or with the first
-     * failure once no fsync thread is working on them any more; the directories still need
-     * {@link #forceDirectories}.
+     * Writes one message (to a temporary file, then renamed), NOT forced to disk: the caller's own durable copy (the journal's
+     * outbox) must stay until {@link #force} has returned, so that a crash or power loss in between means
+     * spooling the same message again. Readers may take the file at once: a file that power loss cut short
+     * is never read, since the outbox is spooled again first on start. Hence an existing file: with the same
+     * bytes it is this message spooled again (kept); not JSON at all, it is this message cut short (written
+     * again); anything else would be a sequence number used twice, and overwriting would lose an undelivered
+     * message.
      */
-    public List<SpoolEntry> storeAll(List<Write> writes) throws IOException {
-        if (writes.size() <= 2) {
-            List<SpoolEntry> entries = new java.util.ArrayList<>();
-            for (Write write : writes) {
-                entries.add(store(write.sink(), write.seq(), write.eventId(), write.payload().bytes()));
-            }
-            return entries;
-        }
-        List<Written> written = new java.util.ArrayList<>();
-        IOException failure = null;
+    public SpoolEntry write(Sink sink, long seq, String eventId, byte[] payload) throws IOException {
+        Path file = directory(sink.id()).resolve(String.format(Locale.ROOT, "%019d.json", seq));
+        SpoolEntry entry = new SpoolEntry(sink.id(), sink.queueFor(eventId), file);
         try {
-            for (Write write : writes) {
-                written.add(write(write.sink(), write.seq(), write.eventId(), write.payload().bytes()));
+            AtomicFiles.writeNew(file, payload, false);
+        } catch (FileAlreadyExistsException existing) {
+            byte[] there = Files.readAllBytes(file);
+            if (Arrays.equals(there, payload)) {
+                return entry;
             }
-        } catch (IOException e) {
-            failure = e;
+            if (isJson(there)) {
+                throw new FileAlreadyExistsException(file.toString(), null,
+                        "holds another undelivered message with sequence number " + seq + "; not overwritten");
+            }
+            LOG.info("Spool file {} was cut short by a crash before it was on disk: written again", file);
+            AtomicFiles.write(file, payload, false);
+            return entry;
         }
-        List<java.util.concurrent.Future<?>> committed = new java.util.ArrayList<>();
-        for (Written each : written) {
-            committed.add(forcerPool().submit(() -> {
-                commit(each);
-                return null;
-            }));
+        if (counter(sink.id()).incrementAndGet() == 1) {
+            waitingSince.put(sink.id(), clock.instant());
         }
+        return entry;
+    }
+
+    private static boolean isJson(byte[] content) {
+        try {
+            return content.length > 0 && MAPPER.readTree(content) != null;
+        } catch (IOException notJson) {
+            return false;
+        }
+    }
+
+    /**
+     * Forces written messages to disk, then their directories (their names), the files on the fsync threads
+     * when there are many (a thread mostly waits for the disk, and waiting fsyncs share the disk's flushes).
+     * A file a lane has delivered (deleted) or moved meanwhile needs nothing more. Returns when all are done,
+     * or with the first failure once no fsync thread is working on them any more.
+     */
+    public void force(List<SpoolEntry> entries) throws IOException {
+        IOException failure = null;
+        if (entries.size() <= 2) {
+            for (SpoolEntry entry : entries) {
+                forceUnlessGone(entry.file());
+            }
+        } else {
+            List<java.util.concurrent.Future<?>> forced = new java.util.ArrayList<>();
+            for (SpoolEntry entry : entries) {
+                forced.add(forcerPool().submit(() -> {
+                    forceUnlessGone(entry.file());
+                    return null;
+                }));
+            }
+            failure = awaitAll(forced);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        for (Path dir : entries.stream().map(e -> e.file().getParent()).distinct().toList()) {
+            AtomicFiles.force(dir);
+        }
+    }
+
+    private static void forceUnlessGone(Path file) throws IOException {
+        try {
+            AtomicFiles.force(file);
+        } catch (NoSuchFileException delivered) {
+            // Deleted by its lane (delivered) or moved to dead-letter/ (which forces it there).
+        }
+    }
+
+    private static IOException awaitAll(List<java.util.concurrent.Future<?>> futures) {
+        IOException failure = null;
         boolean interrupted = false;
-        for (java.util.concurrent.Future<?> future : committed) {
+        for (java.util.concurrent.Future<?> future : futures) {
             while (true) {
                 try {
                     future.get();
@@ -166,17 +169,7 @@ public final class Spool implements SpoolMXBean {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        if (failure != null) {
-            throw failure;
-        }
-        return written.stream().map(Written::entry).toList();
-    }
-
-    /** Forces the directories of these entries, so that their names are on disk too. */
-    public void forceDirectories(List<SpoolEntry> entries) throws IOException {
-        for (Path dir : entries.stream().map(e -> e.file().getParent()).distinct().toList()) {
-            AtomicFiles.force(dir);
-        }
+        return failure;
     }
 
     /**
@@ -348,13 +341,27 @@ public final class Spool implements SpoolMXBean {
         return depth.computeIfAbsent(sinkId, id -> new AtomicLong());
     }
 
+    /** Sink directories known to exist, with their names on disk. */
+    private final java.util.Set<String> directories = ConcurrentHashMap.newKeySet();
+
     private Path directory(String sinkId) throws IOException {
         Path dir = root.resolve(sinkId);
+        if (directories.contains(sinkId)) {
+            return dir;
+        }
         try {
-            Files.createDirectories(dir);
+            if (!Files.isDirectory(dir)) {
+                Files.createDirectories(dir);
+                // The new directory's name (and the spool root's) must be on disk before any file in it counts as spooled.
+                AtomicFiles.force(root);
+                if (root.getParent() != null) {
+                    AtomicFiles.force(root.getParent());
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot create spool directory " + dir, e);
         }
+        directories.add(sinkId);
         return dir;
     }
 }

@@ -63,39 +63,6 @@ public final class AtomicFiles {
         }
     }
 
-    /**
-     * The first half of {@link #writeNew} with the forcing left to {@link #commitTemporary}, possibly on another
-     * thread: the content in a temporary file beside {@code target}, not forced. Returns the temporary file.
-     */
-    public static Path writeTemporary(Path target, byte[] content) throws IOException {
-        Path tmp = target.resolveSibling("." + target.getFileName() + ".tmp");
-        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-            ByteBuffer buffer = ByteBuffer.wrap(content);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
-            }
-        } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(tmp);
-            throw e;
-        }
-        return tmp;
-    }
-
-    /**
-     * The second half: forces the temporary file's content to disk, then gives it the target's name (refusing an
-     * existing target). A crash before the rename leaves only the temporary file; after it, the complete content.
-     */
-    public static void commitTemporary(Path tmp, Path target) throws IOException {
-        try {
-            force(tmp);
-            Files.move(tmp, target);
-        } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(tmp);
-            throw e;
-        }
-    }
-
     /** Forces a file (or a directory's entries) to disk. */
     public static void force(Path path) throws IOException {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {

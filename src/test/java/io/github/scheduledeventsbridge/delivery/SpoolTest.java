@@ -109,6 +109,23 @@ class SpoolTest {
     }
 
     @Test
+    @DisplayName("a file that a crash or power loss cut short before it was forced (empty, or not JSON) is written "
+            + "again when its message is spooled again")
+    void fileCutShortIsWrittenAgain() throws IOException {
+        Files.createDirectories(root.resolve("a"));
+        Files.writeString(root.resolve("a").resolve("0000000000000000001.json"), "");
+        Files.writeString(root.resolve("a").resolve("0000000000000000002.json"), "{\"specversion\":\"1.0\",\"id\":\"a");
+
+        Spool spool = new Spool(root);
+        SpoolEntry empty = spool.store(sinkA, 1, bytes("{\"id\":\"one\"}"));
+        SpoolEntry torn = spool.store(sinkA, 2, bytes("{\"specversion\":\"1.0\",\"id\":\"abc\"}"));
+
+        assertThat(Files.readString(empty.file())).isEqualTo("{\"id\":\"one\"}");
+        assertThat(Files.readString(torn.file())).isEqualTo("{\"specversion\":\"1.0\",\"id\":\"abc\"}");
+        assertThat(new Spool(root).pending(sinkA)).containsExactly(empty, torn);
+    }
+
+    @Test
     @DisplayName("highestSequence covers every sink and their subdirectories (dead letters), temporaries included")
     void highestSequenceScansEverySink() throws IOException {
         assertThat(Spool.highestSequence(root.resolve("missing"))).isZero();
