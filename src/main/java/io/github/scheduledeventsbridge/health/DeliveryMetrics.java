@@ -59,6 +59,20 @@ public final class DeliveryMetrics implements Processor {
         }
     }
 
+    /** bridge.deliveries{outcome="delivered"} per sink, looked up once (a micrometer: step did it per message). */
+    private final java.util.Map<String, Counter> deliveredCounters = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Lane step once the receiver accepted a message: bridge.deliveries{sink=…, outcome="delivered"}. */
+    public void delivered(@org.apache.camel.ExchangeProperty(SinkRegistry.SINK_ID_PROPERTY) String sinkId) {
+        MeterRegistry registry = registry();
+        if (registry == null || sinkId == null) {
+            return;
+        }
+        deliveredCounters.computeIfAbsent(sinkId, id -> Counter.builder("bridge.deliveries")
+                .tags("camelContext", context.getName(), "sink", id, "outcome", "delivered").register(registry))
+                .increment();
+    }
+
     /**
      * Route step at start: bridge.spool.depth{sink=…}, read live from the spool, and bridge.spool.orphaned{directory=…}
      * for spool directories no configured sink owns (found by {@link SpoolInventory#survey}).
