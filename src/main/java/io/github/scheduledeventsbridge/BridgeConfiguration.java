@@ -203,7 +203,7 @@ public class BridgeConfiguration implements CamelConfiguration {
 
     static List<Sink> sinks(BridgeSettings settings, VmIdentity identity, Map<String, String> legacySpoolIds) {
         List<Sink> sinks = new ArrayList<>(WebhookSink.create(settings.webhook().targets(),
-                filter(settings.webhook().filter(), identity), legacySpoolIds));
+                filter(settings.webhook().filter(), identity), legacySpoolIds, settings.webhook().concurrency()));
         if (settings.eventHubs().enabled()) {
             sinks.add(EventHubsSink.create(settings.eventHubs(), filter(settings.eventHubs().filter(), identity)));
         }

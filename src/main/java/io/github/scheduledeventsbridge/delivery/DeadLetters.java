@@ -50,6 +50,11 @@ public final class DeadLetters {
         } catch (NoSuchFileException gone) {
             return;
         }
+        // The moved file (perhaps not yet forced: the spool forces a new document's files while lanes already
+        // send them) and both directories, before the spool forgets it: nothing the receiver did not take is lost.
+        AtomicFiles.force(target);
+        AtomicFiles.force(directory);
+        AtomicFiles.force(file.getParent());
         String reason = failure == null ? "refused" : oneLine(failure.getMessage());
         String name = file.getFileName().toString();
         AtomicFiles.write(directory.resolve(name.substring(0, name.length() - ".json".length()) + ".reason.txt"),

@@ -35,13 +35,31 @@ public final class Dispatcher {
     }
 
     /**
-     * Writes every file first and forces them to disk together at the end; until this returns, the
-     * journal's outbox still holds the transitions, so a crash in between only means spooling again.
+     * Writes every message's file, not yet forced to disk: the lanes may send them at once. Until
+     * {@link #makeDurable} has returned, the journal's outbox still holds the transitions, so a crash in between
+     * only means spooling again (a message already delivered is then delivered twice, with the same id).
      */
     public List<SpoolEntry> spool(List<OutboundEvent> events) {
+        return reported(events.isEmpty(), () -> spoolAll(events));
+    }
+
+    /** Forces the files {@link #spool} wrote, and their directories: after this the outbox may be cleared. */
+    public void makeDurable(List<SpoolEntry> entries) {
+        reported(entries.isEmpty(), () -> {
+            spool.force(entries);
+            return entries;
+        });
+    }
+
+    private interface SpoolWork {
+        List<SpoolEntry> run() throws IOException;
+    }
+
+    /** A spool that cannot be written is a StateWriteException, and a storage problem until it works again. */
+    private List<SpoolEntry> reported(boolean nothing, SpoolWork work) {
         try {
-            List<SpoolEntry> entries = spoolAll(events);
-            if (!events.isEmpty()) {
+            List<SpoolEntry> entries = work.run();
+            if (!nothing) {
                 health.succeeded(StorageHealth.SPOOL);
             }
             return entries;
@@ -63,12 +81,13 @@ public final class Dispatcher {
             if (sink.batched()) {
                 entries.add(storeBatch(sink, accepted));
             } else {
+                // Each sink's entries in sequence order: that is the order its lanes are given them.
                 for (OutboundEvent event : accepted) {
-                    entries.add(spool.store(sink, event.seq(), MAPPER.writeValueAsBytes(event.cloudEvent()), false));
+                    entries.add(spool.write(sink, event.seq(), Spool.eventIdOf(event.cloudEvent()),
+                            MAPPER.writeValueAsBytes(event.cloudEvent())));
                 }
             }
         }
-        spool.makeDurable(entries);
         return entries;
     }
 
@@ -83,7 +102,7 @@ public final class Dispatcher {
             ArrayNode batch = MAPPER.createArrayNode();
             rest.forEach(e -> batch.add(e.cloudEvent()));
             try {
-                return spool.store(sink, rest.get(0).seq(), MAPPER.writeValueAsBytes(batch), false);
+                return spool.write(sink, rest.get(0).seq(), null, MAPPER.writeValueAsBytes(batch));
             } catch (java.nio.file.FileAlreadyExistsException e) {
                 java.util.Set<String> spooled = new java.util.HashSet<>();
                 MAPPER.readTree(java.nio.file.Path.of(e.getFile()).toFile()).forEach(event -> spooled.add(event.path("id").asText()));

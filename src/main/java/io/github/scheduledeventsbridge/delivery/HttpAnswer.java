@@ -1,7 +1,6 @@
 package io.github.scheduledeventsbridge.delivery;
 
 import io.github.scheduledeventsbridge.config.BridgeSettings;
-import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeProperty;
 import org.apache.camel.Header;
@@ -45,24 +44,27 @@ public final class HttpAnswer {
     public void classify(@Header(Exchange.HTTP_RESPONSE_CODE) Integer status,
                          @Header(Exchange.HTTP_RESPONSE_TEXT) String statusText,
                          @Header("Retry-After") String retryAfter,
-                         @Body String body,
+                         org.apache.camel.Message answer,
                          @ExchangeProperty(SinkRegistry.SINK_ID_PROPERTY) String sinkId,
                          @Headers Map<String, Object> headers) {
         if (status != null && status >= 200 && status <= 299) {
+            // The body is read only for a refusal's reason: as a String parameter, every accepted POST's
+            // (cached) answer was copied through an 8 KB reader, a third of what a delivery allocated.
             return;
         }
+        String body = answer.getBody(String.class);
         retryDelay(retryAfter, clock.instant()).ifPresent(delay -> headers.put(REDELIVERY_DELAY_HEADER, delay.toMillis()));
-        String answer = "HTTP " + status + reason(statusText, body);
+        String said = "HTTP " + status + reason(statusText, body);
         boolean redirect = status != null && status >= 300 && status <= 399;
         if (redirect && headers.get("Location") != null) {
             // Not followed (the signed POST would be replayed elsewhere): the configured URL is out of date.
-            answer += " (moved to " + io.github.scheduledeventsbridge.config.BridgeSettings.redact(
+            said += " (moved to " + io.github.scheduledeventsbridge.config.BridgeSettings.redact(
                     String.valueOf(headers.get("Location"))) + ")";
         }
         if (redirect || status != null && status >= 400 && status <= 499 && status != 408 && status != 429) {
-            throw new DeliveryRejectedException(sinkId + " refused the message: " + answer);
+            throw new DeliveryRejectedException(sinkId + " refused the message: " + said);
         }
-        throw new DeliveryFailedException(sinkId + " answered " + answer + "; will retry");
+        throw new DeliveryFailedException(sinkId + " answered " + said + "; will retry");
     }
 
     /** Retry-After as delta-seconds or an HTTP-date (RFC 9110 §10.2.3), capped; empty when absent or unreadable. */

@@ -65,11 +65,13 @@ public final class SinkRegistry {
         return sinks;
     }
 
-    /** Adds a lane per sink from the one template; done once at start, before any message is queued. */
+    /** Adds each sink's lanes from the one template; done once at start, before any message is queued. */
     public void installRoutes(CamelContext context) throws Exception {
         for (Sink sink : sinks) {
-            context.addRouteFromTemplate(sink.routeId(), LANE_TEMPLATE,
-                    Map.of("queue", sink.queue(), SINK_ID_PROPERTY, sink.id(), "attempt", sink.attempt()));
+            for (int lane = 0; lane < sink.lanes(); lane++) {
+                context.addRouteFromTemplate(sink.routeId(lane), LANE_TEMPLATE,
+                        Map.of("queue", sink.queue(lane), SINK_ID_PROPERTY, sink.id(), "attempt", sink.attempt()));
+            }
             LOG.info("Sink {}: {}", sink.id(), sink.description());
         }
         if (sinks.isEmpty()) {

@@ -41,7 +41,9 @@ public final class Spool implements SpoolMXBean {
     private final Map<String, Instant> lastDelivered = new ConcurrentHashMap<>();
     private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
     private final Clock clock;
-    private java.util.concurrent.ExecutorService fsyncPool;
+    /** Threads that force the files of a big document to disk (a thread mostly waits for the disk). */
+    static final int FORCERS = 8;
+    private java.util.concurrent.ExecutorService forcerPool;
 
     public Spool(Path root) {
         this(root, Clock.systemUTC());
@@ -52,31 +54,122 @@ public final class Spool implements SpoolMXBean {
         this.clock = clock;
     }
 
+    /**
+     * Stores one message durably: written under its name ({@link #write}), then forced with its directory
+     * ({@link #force}).
+     */
     public SpoolEntry store(Sink sink, long seq, byte[] payload) throws IOException {
-        return store(sink, seq, payload, true);
+        return store(sink, seq, null, payload);
+    }
+
+    /** {@code eventId} chooses the sink's lane: every message of one event goes through the same one. */
+    public SpoolEntry store(Sink sink, long seq, String eventId, byte[] payload) throws IOException {
+        SpoolEntry entry = write(sink, seq, eventId, payload);
+        force(List.of(entry));
+        return entry;
     }
 
     /**
-     * Stores without forcing to disk when {@code durable} is false: see {@link #makeDurable}, which
-     * must follow before the caller lets go of its own copy.
+     * Writes one message (to a temporary file, then renamed), NOT forced to disk: the caller's own durable copy (the journal's
+     * outbox) must stay until {@link #force} has returned, so that a crash or power loss in between means
+     * spooling the same message again. Readers may take the file at once: a file that power loss cut short
+     * is never read, since the outbox is spooled again first on start. Hence an existing file: with the same
+     * bytes it is this message spooled again (kept); not JSON at all, it is this message cut short (written
+     * again); anything else would be a sequence number used twice, and overwriting would lose an undelivered
+     * message.
      */
-    public SpoolEntry store(Sink sink, long seq, byte[] payload, boolean durable) throws IOException {
-        Path dir = directory(sink.id());
-        Path file = dir.resolve(String.format(Locale.ROOT, "%019d.json", seq));
-        if (Files.exists(file)) {
-            // The same outbox spooled again after a crash: the same bytes, nothing to do. Anything else
-            // would be a sequence number used twice, and overwriting would lose an undelivered message.
-            if (!Arrays.equals(Files.readAllBytes(file), payload)) {
+    public SpoolEntry write(Sink sink, long seq, String eventId, byte[] payload) throws IOException {
+        Path file = directory(sink.id()).resolve(String.format(Locale.ROOT, "%019d.json", seq));
+        SpoolEntry entry = new SpoolEntry(sink.id(), sink.queueFor(eventId), file);
+        try {
+            AtomicFiles.writeNew(file, payload, false);
+        } catch (FileAlreadyExistsException existing) {
+            byte[] there = Files.readAllBytes(file);
+            if (Arrays.equals(there, payload)) {
+                return entry;
+            }
+            if (isJson(there)) {
                 throw new FileAlreadyExistsException(file.toString(), null,
                         "holds another undelivered message with sequence number " + seq + "; not overwritten");
             }
-            return new SpoolEntry(sink.id(), sink.queue(), file);
+            LOG.info("Spool file {} was cut short by a crash before it was on disk: written again", file);
+            AtomicFiles.write(file, payload, false);
+            return entry;
         }
-        AtomicFiles.writeNew(file, payload, durable);
         if (counter(sink.id()).incrementAndGet() == 1) {
             waitingSince.put(sink.id(), clock.instant());
         }
-        return new SpoolEntry(sink.id(), sink.queue(), file);
+        return entry;
+    }
+
+    private static boolean isJson(byte[] content) {
+        try {
+            return content.length > 0 && MAPPER.readTree(content) != null;
+        } catch (IOException notJson) {
+            return false;
+        }
+    }
+
+    /**
+     * Forces written messages to disk, then their directories (their names), the files on the fsync threads
+     * when there are many (a thread mostly waits for the disk, and waiting fsyncs share the disk's flushes).
+     * A file a lane has delivered (deleted) or moved meanwhile needs nothing more. Returns when all are done,
+     * or with the first failure once no fsync thread is working on them any more.
+     */
+    public void force(List<SpoolEntry> entries) throws IOException {
+        IOException failure = null;
+        if (entries.size() <= 2) {
+            for (SpoolEntry entry : entries) {
+                forceUnlessGone(entry.file());
+            }
+        } else {
+            List<java.util.concurrent.Future<?>> forced = new java.util.ArrayList<>();
+            for (SpoolEntry entry : entries) {
+                forced.add(forcerPool().submit(() -> {
+                    forceUnlessGone(entry.file());
+                    return null;
+                }));
+            }
+            failure = awaitAll(forced);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        for (Path dir : entries.stream().map(e -> e.file().getParent()).distinct().toList()) {
+            AtomicFiles.force(dir);
+        }
+    }
+
+    private static void forceUnlessGone(Path file) throws IOException {
+        try {
+            AtomicFiles.force(file);
+        } catch (NoSuchFileException delivered) {
+            // Deleted by its lane (delivered) or moved to dead-letter/ (which forces it there).
+        }
+    }
+
+    private static IOException awaitAll(List<java.util.concurrent.Future<?>> futures) {
+        IOException failure = null;
+        boolean interrupted = false;
+        for (java.util.concurrent.Future<?> future : futures) {
+            while (true) {
+                try {
+                    future.get();
+                    break;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (failure == null) {
+                        failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                    }
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return failure;
     }
 
     /**
@@ -103,52 +196,23 @@ public final class Spool implements SpoolMXBean {
         }
     }
 
-    /**
-     * Forces many freshly stored files to disk at once: concurrent fsyncs share the file system's
-     * journal commits, so a 1000-event document costs a few commits instead of a thousand.
-     */
-    public void makeDurable(List<SpoolEntry> entries) throws IOException {
-        List<Path> paths = new java.util.ArrayList<>(entries.stream().map(SpoolEntry::file).toList());
-        paths.addAll(entries.stream().map(e -> e.file().getParent()).distinct().toList());
-        if (paths.size() <= 2) {
-            for (Path path : paths) {
-                AtomicFiles.force(path);
-            }
-            return;
-        }
-        List<java.util.concurrent.Future<?>> forced = new java.util.ArrayList<>();
-        for (Path path : paths) {
-            forced.add(fsyncPool().submit(() -> {
-                AtomicFiles.force(path);
-                return null;
-            }));
-        }
-        for (java.util.concurrent.Future<?> future : forced) {
-            try {
-                future.get();
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while forcing the spool to disk", e);
-            }
-        }
-    }
-
-    /** A few daemon threads, created on the first big batch only: idle agents do not pay for them. */
-    private synchronized java.util.concurrent.ExecutorService fsyncPool() {
-        if (fsyncPool == null) {
+    /** A few daemon threads, created on the first big document only: idle agents do not pay for them. */
+    private synchronized java.util.concurrent.ExecutorService forcerPool() {
+        if (forcerPool == null) {
             java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-            fsyncPool = java.util.concurrent.Executors.newFixedThreadPool(8, r -> {
+            forcerPool = java.util.concurrent.Executors.newFixedThreadPool(FORCERS, r -> {
                 Thread t = new Thread(r, "spool-fsync-" + n.incrementAndGet());
                 t.setDaemon(true);
                 return t;
             });
         }
-        return fsyncPool;
+        return forcerPool;
     }
 
-    /** Pending messages of a sink, oldest first. */
+    /**
+     * Pending messages of a sink, oldest first, each for the lane of its event (read from the file when the
+     * sink has several lanes).
+     */
     public List<SpoolEntry> pending(Sink sink) throws IOException {
         Path dir = directory(sink.id());
         try (Stream<Path> files = Files.list(dir)) {
@@ -156,7 +220,7 @@ public final class Spool implements SpoolMXBean {
                     .filter(f -> f.getFileName().toString().endsWith(".json")
                             && !f.getFileName().toString().startsWith("."))
                     .sorted()
-                    .map(f -> new SpoolEntry(sink.id(), sink.queue(), f))
+                    .map(f -> new SpoolEntry(sink.id(), sink.lanes() == 1 ? sink.queue() : sink.queueFor(eventIdIn(f)), f))
                     .toList();
             counter(sink.id()).set(entries.size());
             if (!entries.isEmpty()) {
@@ -164,6 +228,26 @@ public final class Spool implements SpoolMXBean {
             }
             return entries;
         }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** The EventId a spooled CloudEvent is about, or null (unreadable: its lane will dead-letter it). */
+    static String eventIdIn(Path file) {
+        try {
+            return eventIdOf(MAPPER.readTree(file.toFile()));
+        } catch (IOException | RuntimeException unreadable) {
+            return null;
+        }
+    }
+
+    /** The EventId a CloudEvent is about ({@code data.eventId}, else its {@code subject}), or null. */
+    public static String eventIdOf(com.fasterxml.jackson.databind.JsonNode cloudEvent) {
+        if (cloudEvent == null) {
+            return null;
+        }
+        String eventId = cloudEvent.path("data").path("eventId").asText("");
+        return eventId.isBlank() ? cloudEvent.path("subject").asText(null) : eventId;
     }
 
     /**
@@ -257,13 +341,27 @@ public final class Spool implements SpoolMXBean {
         return depth.computeIfAbsent(sinkId, id -> new AtomicLong());
     }
 
+    /** Sink directories known to exist, with their names on disk. */
+    private final java.util.Set<String> directories = ConcurrentHashMap.newKeySet();
+
     private Path directory(String sinkId) throws IOException {
         Path dir = root.resolve(sinkId);
+        if (directories.contains(sinkId)) {
+            return dir;
+        }
         try {
-            Files.createDirectories(dir);
+            if (!Files.isDirectory(dir)) {
+                Files.createDirectories(dir);
+                // The new directory's name (and the spool root's) must be on disk before any file in it counts as spooled.
+                AtomicFiles.force(root);
+                if (root.getParent() != null) {
+                    AtomicFiles.force(root.getParent());
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot create spool directory " + dir, e);
         }
+        directories.add(sinkId);
         return dir;
     }
 }

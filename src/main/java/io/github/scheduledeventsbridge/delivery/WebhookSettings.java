@@ -10,12 +10,27 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The webhook targets, the key their messages are signed with, and which transitions they get. */
-public record WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter) {
+/**
+ * The webhook targets, the key their messages are signed with, which transitions they get, and how many
+ * messages each target is sent at a time ({@code concurrency}, each for another event).
+ */
+public record WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter, int concurrency) {
+
+    /** A target is never sent more than this many messages at a time. */
+    static final int MAX_CONCURRENCY = 32;
+
+    public WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter) {
+        this(targets, secret, filter, 1);
+    }
 
     public static WebhookSettings read(SettingsReader r) {
+        long concurrency = r.positiveLong("bridge.webhook.concurrency", 4);
+        if (concurrency > MAX_CONCURRENCY) {
+            throw new BadConfigurationException("bridge.webhook.concurrency",
+                    concurrency + " is more than " + MAX_CONCURRENCY);
+        }
         return new WebhookSettings(targets(r, "bridge.webhook.urls"), r.string("bridge.webhook.secret", ""),
-                FilterSettings.read(r, "bridge.webhook.filter", "", ""));
+                FilterSettings.read(r, "bridge.webhook.filter", "", ""), (int) concurrency);
     }
 
     public List<URI> urls() {

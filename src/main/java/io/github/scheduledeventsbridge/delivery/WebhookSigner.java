@@ -42,13 +42,21 @@ public final class WebhookSigner {
     }
 
     public String signature(String timestamp, byte[] body) {
+        Mac mac = macs.get();
+        mac.update(timestamp.getBytes(StandardCharsets.UTF_8));
+        mac.update((byte) '.');
+        mac.update(body);
+        return "sha256=" + HexFormat.of().formatHex(mac.doFinal());
+    }
+
+    /** Keyed once per thread (each lane, the approval server's): the provider look-up and key set-up are not per message. */
+    private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
+
+    private Mac newMac() {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-            mac.update(timestamp.getBytes(StandardCharsets.UTF_8));
-            mac.update((byte) '.');
-            mac.update(body);
-            return "sha256=" + HexFormat.of().formatHex(mac.doFinal());
+            return mac;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 unavailable", e);
         }

@@ -31,6 +31,12 @@ public final class WebhookSink {
     /** {@code legacySpoolIds} receives the names earlier versions gave the same spools (a hash of the whole URL). */
     public static List<Sink> create(List<WebhookTarget> targets, Predicate<OutboundEvent> filter,
                                     Map<String, String> legacySpoolIds) {
+        return create(targets, filter, legacySpoolIds, 1);
+    }
+
+    /** Each target with {@code concurrency} lanes: that many messages at a time, each event's in order. */
+    public static List<Sink> create(List<WebhookTarget> targets, Predicate<OutboundEvent> filter,
+                                    Map<String, String> legacySpoolIds, int concurrency) {
         Map<String, Long> sameIdentity = targets.stream()
                 .collect(Collectors.groupingBy(WebhookTarget::identity, Collectors.counting()));
         List<Sink> sinks = new ArrayList<>();
@@ -44,7 +50,7 @@ public final class WebhookSink {
             legacySpoolIds.put(legacyId(target), id);
             sinks.add(new Sink(id, "webhook " + target + ", " + filter, "direct:webhook-attempt",
                     Map.of(WebhookFormats.FORMAT_PROPERTY, target.format().name(), WebhookAddress.TARGET_PROPERTY, target),
-                    filter));
+                    filter, false, concurrency));
         }
         return sinks;
     }

@@ -49,7 +49,7 @@ public final class DeliveryMetrics implements Processor {
         MeterRegistry registry = registry();
         if (entry != null && outageLog != null) {
             Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-            outageLog.attemptFailed(entry.sinkId(), cause != null ? cause : exchange.getException());
+            outageLog.attemptFailed(entry.sinkId(), entry.queue(), cause != null ? cause : exchange.getException());
         }
         if (registry != null && entry != null) {
             // Same tag keys as the route's micrometer:counter steps, which add camelContext: Prometheus
@@ -57,6 +57,20 @@ public final class DeliveryMetrics implements Processor {
             registry.counter("bridge.deliveries", "camelContext", context.getName(), "sink", entry.sinkId(),
                     "outcome", "retry").increment();
         }
+    }
+
+    /** bridge.deliveries{outcome="delivered"} per sink, looked up once (a micrometer: step did it per message). */
+    private final java.util.Map<String, Counter> deliveredCounters = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Lane step once the receiver accepted a message: bridge.deliveries{sink=…, outcome="delivered"}. */
+    public void delivered(@org.apache.camel.ExchangeProperty(SinkRegistry.SINK_ID_PROPERTY) String sinkId) {
+        MeterRegistry registry = registry();
+        if (registry == null || sinkId == null) {
+            return;
+        }
+        deliveredCounters.computeIfAbsent(sinkId, id -> Counter.builder("bridge.deliveries")
+                .tags("camelContext", context.getName(), "sink", id, "outcome", "delivered").register(registry))
+                .increment();
     }
 
     /**

@@ -5,6 +5,7 @@ import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.delivery.SpoolEntry;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import org.apache.camel.ExchangeProperty;
 import org.apache.camel.support.service.ServiceSupport;
@@ -42,6 +43,8 @@ public final class OutageLog extends ServiceSupport {
         long failedAttempts;
         String lastError;
         Instant lastLogged;
+        /** The sink's lanes whose last attempt failed: the outage ends when none is left. */
+        final java.util.Set<String> failingLanes = new java.util.HashSet<>();
 
         Outage(Instant since) {
             this.since = since;
@@ -66,32 +69,50 @@ public final class OutageLog extends ServiceSupport {
         this.clock = clock;
     }
 
-    /** The sink error handler's onRedelivery: one failed attempt. */
-    public void attemptFailed(String sinkId, Throwable cause) {
+    /**
+     * The sink error handler's onRedelivery: one failed attempt in one of the sink's lanes (its queue). A sink
+     * with several lanes has one outage, from the first lane that fails until every failing lane delivers again:
+     * one message its receiver keeps refusing holds up its lane only, and must not make the sink look as if it
+     * failed and recovered at every retry while the other lanes deliver.
+     */
+    public synchronized void attemptFailed(String sinkId, String lane, Throwable cause) {
         String error = describe(cause);
-        Instant now = clock.instant();
         Outage outage = sinkOutages.computeIfAbsent(sinkId, id -> {
             LOG.warn("Sink {} is failing: {}. Retrying with back-off; messages wait on disk, nothing is lost "
                     + "(next summary in {} s)", sinks.label(id), error, settings.summaryInterval().toSeconds());
-            return new Outage(now);
+            return new Outage(clock.instant());
         });
         synchronized (outage) {
             outage.failedAttempts++;
             outage.lastError = error;
+            outage.failingLanes.add(lane);
         }
     }
 
-    /** Route step after a delivery: ends the sink's outage, if it had one. */
-    public void delivered(@ExchangeProperty("sinkId") String sinkId) {
-        if (sinkId == null) {
+    /** Route step after a delivery: this lane works again; the sink's outage ends once no lane is failing. */
+    public void delivered(@ExchangeProperty("sinkId") String sinkId,
+                          @ExchangeProperty(Spool.ENTRY_PROPERTY) SpoolEntry entry) {
+        if (sinkId == null || sinkOutages.isEmpty()) {
             return;
         }
-        Outage outage = sinkOutages.remove(sinkId);
-        if (outage != null) {
-            LOG.info("Sink {} recovered: delivering again after {} s ({} failed attempt(s)); {} message(s) still waiting",
-                    sinks.label(sinkId), Duration.between(outage.since, clock.instant()).toSeconds(),
-                    outage.failedAttempts, spool.depth(sinkId));
+        recovered(sinkId, entry == null ? sinkId : entry.queue());
+    }
+
+    private synchronized void recovered(String sinkId, String lane) {
+        Outage outage = sinkOutages.get(sinkId);
+        if (outage == null) {
+            return;
         }
+        synchronized (outage) {
+            outage.failingLanes.remove(lane);
+            if (!outage.failingLanes.isEmpty()) {
+                return;
+            }
+        }
+        sinkOutages.remove(sinkId);
+        LOG.info("Sink {} recovered: delivering again after {} s ({} failed attempt(s)); {} message(s) still waiting",
+                sinks.label(sinkId), Duration.between(outage.since, clock.instant()).toSeconds(),
+                outage.failedAttempts, spool.depth(sinkId));
     }
 
     /** Logs the summaries that are due; called by the ticker, and by tests. */

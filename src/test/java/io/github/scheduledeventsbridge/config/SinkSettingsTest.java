@@ -51,6 +51,16 @@ class SinkSettingsTest {
     }
 
     @Test
+    void webhookConcurrencyIsFourByDefaultAndBounded() {
+        assertThat(read().webhook().concurrency()).isEqualTo(4);
+        assertThat(read("bridge.webhook.concurrency", "1").webhook().concurrency()).isEqualTo(1);
+        assertThat(read("bridge.webhook.concurrency", "32").webhook().concurrency()).isEqualTo(32);
+        rejects("bridge.webhook.concurrency", "0", "must be a positive number");
+        rejects("bridge.webhook.concurrency", "33", "is more than 32");
+        rejects("bridge.webhook.concurrency", "many", "is not a number");
+    }
+
+    @Test
     void filtersDefaultToEverythingExceptEmail() {
         BridgeSettings s = read();
         assertThat(s.webhook().filter().transitions()).isEmpty();

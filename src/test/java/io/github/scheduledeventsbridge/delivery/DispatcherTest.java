@@ -94,6 +94,31 @@ class DispatcherTest {
     }
 
     @Test
+    @DisplayName("written files are queued before they are forced: a lane may deliver (delete) some first, forcing "
+            + "the rest still succeeds; after a crash before the outbox was cleared the delivered ones come back "
+            + "(delivered twice, same id) and the others are kept")
+    void deliveredBeforeForcedThenRespooled() throws IOException {
+        Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true, false, 4);
+        Spool spool = new Spool(root);
+        Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), spool);
+        List<OutboundEvent> outbox = java.util.stream.LongStream.rangeClosed(1, 20)
+                .mapToObj(seq -> event(seq, "Scheduled", "E" + seq)).toList();
+        List<SpoolEntry> written = dispatcher.spool(outbox);
+        byte[] third = Files.readAllBytes(written.get(2).file());
+        for (SpoolEntry delivered : written.subList(0, 5)) {
+            Files.delete(delivered.file());
+        }
+
+        dispatcher.makeDurable(written);
+
+        assertThat(files(root.resolve("a"))).hasSize(15);
+        List<SpoolEntry> again = dispatcher.spool(outbox);
+        assertThat(again).isEqualTo(written);
+        assertThat(files(root.resolve("a"))).hasSize(20);
+        assertThat(Files.readAllBytes(written.get(2).file())).isEqualTo(third);
+    }
+
+    @Test
     @DisplayName("a batched sink's outbox re-spooled after a crash with a transition recorded in between: the batch "
             + "file is kept, the newcomer gets a batch of its own, nothing is refused")
     void batchRespooledWithALaterTransition() throws IOException {
@@ -133,6 +158,29 @@ class DispatcherTest {
         Files.delete(blocker.getParent());
         assertThat(dispatcher.spool(outbox)).hasSize(1);
         assertThat(health.problem()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("one file of a big document that cannot be written fails the whole spooling, and spooling the "
+            + "outbox again once it can be written stores each message once")
+    void aFailedWriteInABigDocument() throws IOException {
+        Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
+        Spool spool = new Spool(root);
+        Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), spool);
+        Path blocker = Files.createDirectories(root.resolve("a").resolve(".0000000000000000050.json.tmp").resolve("x"));
+        List<OutboundEvent> outbox = java.util.stream.LongStream.rangeClosed(1, 100)
+                .mapToObj(seq -> event(seq, "Scheduled", "E" + seq)).toList();
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> dispatcher.spool(outbox))
+                .isInstanceOf(io.github.scheduledeventsbridge.state.StateWriteException.class);
+        assertThat(files(root.resolve("a"))).contains("0000000000000000049.json")
+                .doesNotContain("0000000000000000050.json").allMatch(name -> !name.endsWith(".tmp") || name.contains("050"));
+
+        Files.delete(blocker);
+        Files.delete(blocker.getParent());
+        assertThat(dispatcher.spool(outbox)).hasSize(100);
+        assertThat(files(root.resolve("a"))).hasSize(100);
+        assertThat(spool.depth("a")).isEqualTo(100);
     }
 
     @Test

@@ -21,9 +21,28 @@ class HttpAnswerTest {
     private static final Instant NOW = Instant.parse("2026-11-20T10:15:00Z");
     private final HttpAnswer answer = new HttpAnswer(Clock.fixed(NOW, ZoneOffset.UTC));
 
+    private static final org.apache.camel.CamelContext camel = new org.apache.camel.impl.DefaultCamelContext();
+
+    @org.junit.jupiter.api.BeforeAll
+    static void startCamel() {
+        camel.start();
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void stopCamel() throws Exception {
+        camel.close();
+    }
+
+    /** The answer as the http component leaves it: its body as a stream. */
+    private org.apache.camel.Message answer(String body) {
+        org.apache.camel.Message message = new org.apache.camel.support.DefaultExchange(camel).getMessage();
+        message.setBody(body == null ? null : new java.io.ByteArrayInputStream(body.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        return message;
+    }
+
     private Map<String, Object> classify(int status, String retryAfter, String body) {
         Map<String, Object> headers = new HashMap<>();
-        answer.classify(status, "Reason", retryAfter, body, "webhook-abc", headers);
+        answer.classify(status, "Reason", retryAfter, answer(body), "webhook-abc", headers);
         return headers;
     }
 
@@ -57,7 +76,7 @@ class HttpAnswerTest {
     void redirectNamesItsTarget() {
         Map<String, Object> headers = new HashMap<>();
         headers.put("Location", "https://new.example.com/api/fn?code=TOKEN");
-        assertThatThrownBy(() -> answer.classify(308, "Permanent Redirect", null, null, "webhook-abc", headers))
+        assertThatThrownBy(() -> answer.classify(308, "Permanent Redirect", null, answer(null), "webhook-abc", headers))
                 .isInstanceOf(HttpAnswer.DeliveryRejectedException.class)
                 .hasMessageContaining("moved to https://new.example.com/…").hasMessageNotContaining("TOKEN");
     }
@@ -66,7 +85,7 @@ class HttpAnswerTest {
     @DisplayName("Retry-After sets the next pause: seconds, an HTTP-date, capped at an hour, ignored when unreadable")
     void retryAfter() {
         Map<String, Object> headers = new HashMap<>();
-        assertThatThrownBy(() -> answer.classify(429, null, "7", null, "s", headers));
+        assertThatThrownBy(() -> answer.classify(429, null, "7", answer(null), "s", headers));
         assertThat(headers).containsEntry(HttpAnswer.REDELIVERY_DELAY_HEADER, 7000L);
 
         assertThat(HttpAnswer.retryDelay("Fri, 20 Nov 2026 10:15:30 GMT", NOW)).contains(Duration.ofSeconds(30));

@@ -39,6 +39,58 @@ class SinkRegistryTest {
     }
 
     @Test
+    @DisplayName("a sink with several lanes: every message of one event in the same lane, whatever the EventId's case")
+    void severalLanes() {
+        Sink sink = new Sink("w", "desc", "tpl", Map.of(), e -> true, false, 4);
+
+        assertThat(List.of(0, 1, 2, 3)).extracting(sink::queue)
+                .containsExactly("seda:sink-w", "seda:sink-w-1", "seda:sink-w-2", "seda:sink-w-3");
+        assertThat(List.of(0, 1, 2, 3)).extracting(sink::routeId)
+                .containsExactly("sink-w", "sink-w-1", "sink-w-2", "sink-w-3");
+        java.util.Set<String> used = new java.util.HashSet<>();
+        for (int i = 0; i < 100; i++) {
+            String eventId = String.format("C7061BAC-AFDC-4513-B24B-%012d", i);
+            assertThat(sink.queueFor(eventId.toLowerCase(java.util.Locale.ROOT))).isEqualTo(sink.queueFor(eventId));
+            used.add(sink.queueFor(eventId));
+        }
+        assertThat(used).as("events spread over every lane").hasSize(4);
+        // String.hashCode is part of the language: the same lane in every run and after a restart.
+        assertThat(sink.queueFor("C7061BAC-AFDC-4513-B24B-AA5F13A16123")).isEqualTo(
+                sink.queue(Math.floorMod("C7061BAC-AFDC-4513-B24B-AA5F13A16123".hashCode(), 4)));
+        assertThat(sink.queueFor(null)).isEqualTo(sink.queueFor("")).isEqualTo("seda:sink-w");
+        assertThat(new Sink("one", "desc", "tpl", Map.of(), e -> true).queueFor("C7061BAC-AFDC-4513-B24B-AA5F13A16123"))
+                .isEqualTo("seda:sink-one");
+        assertThatThrownBy(() -> new Sink("hub", "desc", "tpl", Map.of(), e -> true, true, 2))
+                .as("a batched sink keeps one lane").isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    @DisplayName("installRoutes adds a route per lane, all from the one template")
+    void installRoutesForEveryLane() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    routeTemplate(SinkRegistry.LANE_TEMPLATE)
+                            .templateParameter("queue")
+                            .templateParameter("sinkId")
+                            .templateParameter("attempt")
+                            .from("{{queue}}")
+                            .setProperty("sinkId", constant("{{sinkId}}"))
+                            .to("{{attempt}}");
+                }
+            });
+            new SinkRegistry(List.of(new Sink("w", "webhook", "log:w", Map.of(), e -> true, false, 3),
+                    new Sink("one", "email", "log:one", Map.of(), e -> true))).installRoutes(camel);
+            camel.start();
+
+            assertThat(camel.getRoutes()).extracting(r -> r.getRouteId() + " " + r.getEndpoint().getEndpointUri())
+                    .containsExactlyInAnyOrder("sink-w seda://sink-w", "sink-w-1 seda://sink-w-1",
+                            "sink-w-2 seda://sink-w-2", "sink-one seda://sink-one");
+        }
+    }
+
+    @Test
     @DisplayName("installRoutes adds one lane per sink from the one template, each calling its sink's attempt")
     void installRoutes() throws Exception {
         try (CamelContext camel = new DefaultCamelContext()) {

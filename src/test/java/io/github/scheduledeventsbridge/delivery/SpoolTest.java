@@ -109,6 +109,23 @@ class SpoolTest {
     }
 
     @Test
+    @DisplayName("a file that a crash or power loss cut short before it was forced (empty, or not JSON) is written "
+            + "again when its message is spooled again")
+    void fileCutShortIsWrittenAgain() throws IOException {
+        Files.createDirectories(root.resolve("a"));
+        Files.writeString(root.resolve("a").resolve("0000000000000000001.json"), "");
+        Files.writeString(root.resolve("a").resolve("0000000000000000002.json"), "{\"specversion\":\"1.0\",\"id\":\"a");
+
+        Spool spool = new Spool(root);
+        SpoolEntry empty = spool.store(sinkA, 1, bytes("{\"id\":\"one\"}"));
+        SpoolEntry torn = spool.store(sinkA, 2, bytes("{\"specversion\":\"1.0\",\"id\":\"abc\"}"));
+
+        assertThat(Files.readString(empty.file())).isEqualTo("{\"id\":\"one\"}");
+        assertThat(Files.readString(torn.file())).isEqualTo("{\"specversion\":\"1.0\",\"id\":\"abc\"}");
+        assertThat(new Spool(root).pending(sinkA)).containsExactly(empty, torn);
+    }
+
+    @Test
     @DisplayName("highestSequence covers every sink and their subdirectories (dead letters), temporaries included")
     void highestSequenceScansEverySink() throws IOException {
         assertThat(Spool.highestSequence(root.resolve("missing"))).isZero();
@@ -138,6 +155,32 @@ class SpoolTest {
                 "{\"seq\":1}", "{\"seq\":2}", "{\"seq\":3}", "{\"seq\":9}", "{\"seq\":10}", "{\"seq\":11}",
                 "{\"seq\":12}", "{\"seq\":20}", "{\"seq\":99}", "{\"seq\":100}", "{\"seq\":101}", "{\"seq\":1000}");
         assertThat(spool.depth("a")).isEqualTo(seqs.length);
+    }
+
+    @Test
+    @DisplayName("with several lanes, a message is queued for its event's lane when stored and again after a restart")
+    void pendingKeepsEachEventInItsLane() throws IOException {
+        Sink lanes = new Sink("w", "desc", "tpl", java.util.Map.of(), e -> true, false, 4);
+        Spool spool = new Spool(root);
+        java.util.Map<String, String> stored = new java.util.HashMap<>();
+        for (int i = 0; i < 40; i++) {
+            String eventId = String.format("AAAAAAAA-0000-0000-0000-%012d", i % 10);
+            SpoolEntry entry = spool.store(lanes, i + 1, eventId,
+                    bytes("{\"subject\":\"x\",\"data\":{\"eventId\":\"" + eventId + "\"}}"));
+            assertThat(entry.queue()).isEqualTo(lanes.queueFor(eventId));
+            stored.put(entry.file().getFileName().toString(), entry.queue());
+        }
+        Files.writeString(root.resolve("w").resolve("0000000000000000100.json"), "{\"subject\":\"BBBBBBBB-0000\"}");
+        Files.writeString(root.resolve("w").resolve("0000000000000000101.json"), "not json");
+
+        List<SpoolEntry> pending = new Spool(root).pending(lanes);
+
+        assertThat(pending).hasSize(42);
+        for (SpoolEntry entry : pending.subList(0, 40)) {
+            assertThat(entry.queue()).isEqualTo(stored.get(entry.file().getFileName().toString()));
+        }
+        assertThat(pending.get(40).queue()).as("no data.eventId: the subject").isEqualTo(lanes.queueFor("BBBBBBBB-0000"));
+        assertThat(pending.get(41).queue()).as("unreadable: the first lane, which dead-letters it").isEqualTo("seda:sink-w");
     }
 
     @Test

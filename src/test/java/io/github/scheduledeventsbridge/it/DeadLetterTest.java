@@ -47,7 +47,9 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
                 return id.equals(A) ? Answer.of(attempt == 1 ? 400 : 200) : id.equals(B) ? Answer.of(410) : Answer.of(200);
             });
             imds.serve(Docs.document(2, scheduled(A), scheduled(B), scheduled(C)));
-            try (InProcessAgent agent = agent(receiver.url()).with("bridge.delivery.dead-letter-after", "1500").start()) {
+            // One lane, so that C waits behind B until B is given up: the lane has to go on.
+            try (InProcessAgent agent = agent(receiver.url()).with("bridge.delivery.dead-letter-after", "1500")
+                    .with("bridge.webhook.concurrency", "1").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 2);
                 assertThat(receiver.delivered()).extracting(Request::eventId).containsExactly(A, C);
                 assertThat(attempts.get(B).get()).as("B was retried before it was given up").isGreaterThan(1);
@@ -87,7 +89,7 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
                 }
             }
             receiver.script(json -> Answer.of(200));
-            try (InProcessAgent again = agent(receiver.url()).start()) {
+            try (InProcessAgent again = agent(receiver.url()).with("bridge.webhook.concurrency", "1").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 3);
             }
             assertThat(receiver.delivered()).extracting(Request::eventId).containsExactly(A, C, B);
@@ -158,7 +160,8 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
             Path garbage = sinkDir.resolve("0000000000000000000.json");
             Files.write(garbage, new byte[] {(byte) 0xff, 0x00, 'g', 'a', 'r', 'b', 'a', 'g', 'e'});
             imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
-            try (InProcessAgent second = agent(receiver.url()).start()) {
+            // One lane: B waits behind the garbage, which has to be moved aside for B to go.
+            try (InProcessAgent second = agent(receiver.url()).with("bridge.webhook.concurrency", "1").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 2);
                 await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(sinkDir.resolve("dead-letter").resolve(garbage.getFileName())));
             }

@@ -121,9 +121,14 @@ class FaultSuiteTest {
                     .with("bridge.webhook.urls", slow.url() + "," + webhook.url()).with("bridge.webhook.secret", "s").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 2);
                 assertThat(slow.delivered().size()).as("the slow target is still busy").isLessThan(2);
-                await().atMost(Duration.ofSeconds(20)).until(() -> slow.delivered().size() == 2);
+                // A starts while its Scheduled is still on its way to the slow target.
+                imds.serve(Docs.document(3, Docs.started(A, "Reboot", "vm"), scheduled(B)));
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 3);
+                await().atMost(Duration.ofSeconds(20)).until(() -> slow.delivered().size() == 3);
             }
-            assertThat(slow.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
+            // In order per event (the webhook's lanes keep each event's transitions in order, not A before B).
+            assertThat(slow.transitionsOf(A)).containsExactly("Scheduled", "Started");
+            assertThat(slow.transitionsOf(B)).containsExactly("Scheduled");
         }
     }
 }

@@ -48,6 +48,8 @@ public final class WebhookReceiver implements AutoCloseable {
     private volatile int answer = 200;
     private volatile java.time.Duration delay = java.time.Duration.ZERO;
     private volatile java.util.function.Function<JsonNode, Answer> script;
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger mostInFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     /** What a scripted receiver answers: a status and, when not null, a Retry-After header. */
     public record Answer(int status, String retryAfter) {
@@ -100,12 +102,19 @@ public final class WebhookReceiver implements AutoCloseable {
         return requests.stream().filter(r -> !r.delivered()).toList();
     }
 
+    /** The most requests this receiver was handling at the same time (it handles up to four at once). */
+    public int mostAtOnce() {
+        return mostInFlight.get();
+    }
+
     /** Transitions delivered for one event, in arrival order. */
     public List<String> transitionsOf(String eventId) {
         return delivered().stream().filter(r -> r.eventId().equalsIgnoreCase(eventId)).map(Request::transition).toList();
     }
 
     private void handle(HttpExchange exchange) throws IOException {
+        mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+        boolean answered = false;
         try (exchange) {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String timestamp = exchange.getRequestHeaders().getFirst("X-Bridge-Timestamp");
@@ -142,7 +151,14 @@ public final class WebhookReceiver implements AutoCloseable {
             if (retryAfter != null) {
                 exchange.getResponseHeaders().add("Retry-After", retryAfter);
             }
+            // No longer counted before the answer leaves: the sender's next request may follow at once.
+            answered = true;
+            inFlight.decrementAndGet();
             exchange.sendResponseHeaders(status, -1);
+        } finally {
+            if (!answered) {
+                inFlight.decrementAndGet();
+            }
         }
     }
 
