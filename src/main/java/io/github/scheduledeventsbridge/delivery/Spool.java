@@ -346,7 +346,8 @@ public final class Spool implements SpoolMXBean {
 
     private Path directory(String sinkId) throws IOException {
         Path dir = root.resolve(sinkId);
-        if (directories.contains(sinkId)) {
+        // Checked every time: a directory deleted while the agent runs is made (and forced) again.
+        if (directories.contains(sinkId) && Files.isDirectory(dir)) {
             return dir;
         }
         try {
