@@ -266,7 +266,8 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
         if (actions.drainEnabled()) {
             // Bound before any route starts: a port that cannot be bound stops start-up (exit 2, one line).
-            drain.start(actions.drainHost(), actions.drainPort());
+            drain.start(actions.drainHost(), actions.drainPort(), actions.drainMaxConnections(),
+                    actions.drainRequestTimeout());
         }
         context.addService(new ServiceSupport() {
             @Override

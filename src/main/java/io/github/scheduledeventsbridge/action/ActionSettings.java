@@ -13,7 +13,8 @@ import java.util.Set;
  */
 public record ActionSettings(String prepareCommand, Set<String> prepareEventTypes, String recoverCommand,
                              Duration timeout, boolean approveAfterPrepare, boolean leaderOnly,
-                             String drainHost, Integer drainPort, Duration drainLeadTime) {
+                             String drainHost, Integer drainPort, Duration drainLeadTime,
+                             int drainMaxConnections, Duration drainRequestTimeout) {
 
     public boolean any() {
         return !prepareCommand.isBlank() || !recoverCommand.isBlank();
@@ -31,6 +32,11 @@ public record ActionSettings(String prepareCommand, Set<String> prepareEventType
                     "true needs bridge.action.prepare.command (nothing would ever be approved)");
         }
         String port = r.string("bridge.drain.port", "").trim();
+        long drainMax = r.positiveLong("bridge.drain.max-connections", 64);
+        if (drainMax > 1024) {
+            throw new BadConfigurationException("bridge.drain.max-connections",
+                    drainMax + " is above 1024 (each connection holds an 8 KiB buffer and a file descriptor)");
+        }
         return new ActionSettings(prepare,
                 r.names("bridge.action.prepare.event-types", "all", FilterSettings.EVENT_TYPES),
                 r.string("bridge.action.recover.command", "").trim(),
@@ -39,6 +45,8 @@ public record ActionSettings(String prepareCommand, Set<String> prepareEventType
                 r.bool("bridge.approval.auto.leader-only", true),
                 r.resolvableHost("bridge.drain.host", "0.0.0.0"),
                 port.isEmpty() ? null : r.port("bridge.drain.port", 0),
-                r.millis("bridge.drain.lead-time", 300_000));
+                r.millis("bridge.drain.lead-time", 300_000),
+                (int) drainMax,
+                r.millis("bridge.drain.request-timeout", 5_000));
     }
 }

@@ -1,10 +1,9 @@
 package io.github.scheduledeventsbridge.action;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.imds.NotBefore;
 import io.github.scheduledeventsbridge.imds.ScheduledEvent;
@@ -15,8 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,15 +21,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 
 /**
  * CONTRACT §8: {@code GET /} answers 200 {@code {"status":"serving"}}, or 503 {@code {"status":"draining",
  * "events":[…]}} while an event affecting this VM is Started, approved, or Scheduled with NotBefore less than
  * the lead time away, so that a load balancer's health probe takes the VM out before the platform does. Its
- * own small listener: two threads, no request bodies, nothing but {@code GET /}, no secret served.
+ * own small listener ({@link DrainPort}: one thread, limits on connections, time and size), no request bodies,
+ * nothing but {@code GET /}, no secret served.
  */
 public final class DrainSignal implements AutoCloseable {
 
@@ -45,8 +41,7 @@ public final class DrainSignal implements AutoCloseable {
     private final Clock clock;
     /** Events approved (by anyone) while still listed; forgotten when IMDS no longer lists them. */
     private final Set<String> approved = ConcurrentHashMap.newKeySet();
-    private HttpServer server;
-    private ExecutorService executor;
+    private DrainPort listener;
     private volatile boolean draining;
 
     public DrainSignal(TransitionJournal journal, VmIdentity identity, Duration leadTime, Clock clock) {
@@ -82,83 +77,58 @@ public final class DrainSignal implements AutoCloseable {
                 .toList();
     }
 
-    public void start(String host, int port) {
+    public void start(String host, int port, int maxConnections, Duration requestTimeout) {
         try {
-            server = HttpServer.create(new InetSocketAddress(host, port), 16);
+            listener = new DrainPort(host, port, maxConnections, requestTimeout, this::answer);
         } catch (IOException e) {
             throw new BadConfigurationException("bridge.drain.port", "cannot listen on " + host + ":" + port + " ("
                     + e.getMessage() + ")");
         }
-        executor = Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "bridge-drain");
-            t.setDaemon(true);
-            return t;
-        });
-        server.setExecutor(executor);
-        server.createContext("/", this::handle);
-        server.start();
         LOG.info("Drain signal listening on {}:{} (503 from {} ms before an event affecting this VM)", host,
-                server.getAddress().getPort(), leadTime.toMillis());
+                listener.port(), leadTime.toMillis());
     }
 
     public int port() {
-        return server.getAddress().getPort();
+        return listener.port();
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            String length = exchange.getRequestHeaders().getFirst("Content-Length");
-            if (exchange.getRequestHeaders().containsKey("Transfer-Encoding") || (length != null && !length.equals("0"))) {
-                answer(exchange, 413, MAPPER.createObjectNode().put("error", "no request body accepted"));
-                return;
-            }
-            if (!exchange.getRequestURI().getPath().equals("/")) {
-                answer(exchange, 404, MAPPER.createObjectNode().put("error", "only / is served"));
-                return;
-            }
-            if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
-                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-                answer(exchange, 405, MAPPER.createObjectNode().put("error", "only GET"));
-                return;
-            }
-            List<ScheduledEvent> events = drainingFor();
-            ObjectNode body = MAPPER.createObjectNode().put("status", events.isEmpty() ? "serving" : "draining");
-            if (!events.isEmpty()) {
-                ArrayNode list = body.putArray("events");
-                for (ScheduledEvent e : events) {
-                    list.addObject().put("eventId", e.eventId()).put("eventType", e.eventType())
-                            .put("eventStatus", e.eventStatus()).put("notBefore", NotBefore.toIso(e.notBefore()))
-                            .put("approved", approved.contains(e.key()));
-                }
-            }
-            boolean now = !events.isEmpty();
-            if (now != draining) {
-                draining = now;
-                LOG.info("Drain signal: {}", now ? "draining for " + events.stream().map(ScheduledEvent::eventId).toList()
-                        : "serving");
-            }
-            answer(exchange, now ? 503 : 200, body);
+    private DrainPort.Answer answer(DrainPort.Request request) {
+        if (request.hasBody()) {
+            return DrainPort.error(413, "no request body accepted");
         }
-    }
-
-    private static void answer(HttpExchange exchange, int status, ObjectNode body) throws IOException {
-        byte[] bytes = MAPPER.writeValueAsBytes(body);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.getResponseHeaders().set("Cache-Control", "no-store");
-        boolean head = exchange.getRequestMethod().equals("HEAD");
-        exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
-        if (!head) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(bytes);
+        if (!request.path().equals("/")) {
+            return DrainPort.error(404, "only / is served");
+        }
+        if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
+            return new DrainPort.Answer(405, DrainPort.error(405, "only GET").json(), "GET, HEAD");
+        }
+        List<ScheduledEvent> events = drainingFor();
+        ObjectNode body = MAPPER.createObjectNode().put("status", events.isEmpty() ? "serving" : "draining");
+        if (!events.isEmpty()) {
+            ArrayNode list = body.putArray("events");
+            for (ScheduledEvent e : events) {
+                list.addObject().put("eventId", e.eventId()).put("eventType", e.eventType())
+                        .put("eventStatus", e.eventStatus()).put("notBefore", NotBefore.toIso(e.notBefore()))
+                        .put("approved", approved.contains(e.key()));
             }
+        }
+        boolean now = !events.isEmpty();
+        if (now != draining) {
+            draining = now;
+            LOG.info("Drain signal: {}", now ? "draining for " + events.stream().map(ScheduledEvent::eventId).toList()
+                    : "serving");
+        }
+        try {
+            return new DrainPort.Answer(now ? 503 : 200, MAPPER.writeValueAsBytes(body), null);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
         }
     }
 
     @Override
     public void close() {
-        if (server != null) {
-            server.stop(0);
-            executor.shutdownNow();
+        if (listener != null) {
+            listener.close();
         }
     }
 }

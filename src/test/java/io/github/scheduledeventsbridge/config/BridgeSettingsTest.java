@@ -136,6 +136,9 @@ class BridgeSettingsTest {
             "bridge.approval.max-connections| 0",
             "bridge.approval.max-connections| 5000",
             "bridge.approval.request-timeout| 0",
+            "bridge.drain.max-connections   | 0",
+            "bridge.drain.max-connections   | 5000",
+            "bridge.drain.request-timeout   | 0",
     })
     @DisplayName("each bad value stops start-up with a message naming the key")
     void badValues(String key, String value) {

@@ -4,6 +4,7 @@ import io.github.scheduledeventsbridge.testing.AgentProcess;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.JvmOptions;
+import io.github.scheduledeventsbridge.testing.ProcessResources;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,8 +26,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 
+import static io.github.scheduledeventsbridge.testing.ProcessResources.fds;
+import static io.github.scheduledeventsbridge.testing.ProcessResources.rssKb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -44,7 +45,7 @@ class ApprovalFloodIT {
     private static final String DURING_IDLE = "22222222-AFDC-4513-B24B-AA5F13A16123";
     private static final int PARALLEL = 1200;
     /** 3,000 idle connections, fewer when this JVM may not open that many files. */
-    private static final int IDLE = (int) Math.min(3000, openFilesLimit() - PARALLEL - 500);
+    private static final int IDLE = (int) Math.min(3000, ProcessResources.openFilesLimit() - PARALLEL - 500);
 
     @TempDir
     Path work;
@@ -168,31 +169,6 @@ class ApprovalFloodIT {
             return client.events(true).statusCode();
         } catch (RuntimeException e) {
             return -1;
-        }
-    }
-
-    private static long openFilesLimit() {
-        try {
-            return Files.readAllLines(Path.of("/proc/self/limits")).stream().filter(l -> l.startsWith("Max open files"))
-                    .map(l -> l.split("\\s+")[3]).mapToLong(v -> v.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(v))
-                    .findFirst().orElse(4096);
-        } catch (IOException e) {
-            return 4096;
-        }
-    }
-
-    private static long rssKb(long pid) {
-        try {
-            return Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream()
-                    .filter(l -> l.startsWith("VmRSS:")).mapToLong(l -> Long.parseLong(l.replaceAll("\\D", ""))).findFirst().orElse(0);
-        } catch (IOException e) {
-            return 0;
-        }
-    }
-
-    private static long fds(long pid) throws IOException {
-        try (Stream<Path> open = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
-            return open.count();
         }
     }
 }

@@ -10,11 +10,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,6 +22,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.github.scheduledeventsbridge.testing.RawSockets.readAll;
+import static io.github.scheduledeventsbridge.testing.RawSockets.readOrReset;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -172,26 +171,5 @@ class ApprovalPortLimitsTest {
         assertThat(answer.statusCode()).isEqualTo(status);
         assertThat(answer.headers().firstValue("Content-Type")).hasValue("application/json");
         assertThat(answer.body()).startsWith("{\"error\":");
-    }
-
-    private static int readOrReset(InputStream in) throws IOException {
-        try {
-            return in.read();
-        } catch (SocketException reset) {
-            return -1;
-        }
-    }
-
-    private static String readAll(InputStream in) throws IOException {
-        StringBuilder text = new StringBuilder();
-        byte[] buffer = new byte[4096];
-        try {
-            for (int n; (n = in.read(buffer)) > 0; ) {
-                text.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
-            }
-        } catch (SocketException reset) {
-            // the answer came before the reset
-        }
-        return text.toString();
     }
 }

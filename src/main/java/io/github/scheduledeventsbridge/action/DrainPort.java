@@ -1,0 +1,272 @@
+package io.github.scheduledeventsbridge.action;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Locale;
+import java.util.function.Function;
+
+/**
+ * The drain signal's listener: one thread and one selector, non-blocking reads, one request per connection.
+ * The port is open to the network and a load balancer's probe depends on it, so no client can hold it up:
+ * <ul>
+ *   <li>a slow client holds no thread (the JDK's HttpServer reads a request on a handler thread: two stalled
+ *       clients used to stop its two threads and every probe behind them);</li>
+ *   <li>each connection has {@code requestTimeout} from its accept to its answer, then it is closed;</li>
+ *   <li>at most {@code maxConnections} are open; one more closes the oldest, so slow or idle clients cannot
+ *       lock a probe out (it sends its request at once and is answered within milliseconds);</li>
+ *   <li>the request head is read into 8 KiB at most (431 beyond), bodies are never read.</li>
+ * </ul>
+ */
+final class DrainPort implements AutoCloseable {
+
+    static final int MAX_HEAD = 8 * 1024;
+
+    /** A request's method and path (without the query), and whether it announced a body. */
+    record Request(String method, String path, boolean hasBody) {
+    }
+
+    /** An answer: status, JSON body (not sent for HEAD), and an Allow header value or null. */
+    record Answer(int status, byte[] json, String allow) {
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(DrainPort.class);
+
+    private final Function<Request, Answer> handler;
+    private final int maxConnections;
+    private final long requestTimeoutNanos;
+    private final Selector selector;
+    private final ServerSocketChannel server;
+    /** Open connections in accept order: the oldest is the first to reach its deadline and the first to go. */
+    private final ArrayDeque<Connection> connections = new ArrayDeque<>();
+    private final Thread thread;
+    private volatile boolean open = true;
+
+    private static final class Connection {
+        final SocketChannel channel;
+        final long deadline;
+        final ByteBuffer head = ByteBuffer.allocate(MAX_HEAD);
+        /** Where the search for the end of the head goes on from. */
+        int searched;
+        SelectionKey key;
+        ByteBuffer answer;
+
+        Connection(SocketChannel channel, long deadline) {
+            this.channel = channel;
+            this.deadline = deadline;
+        }
+    }
+
+    DrainPort(String host, int port, int maxConnections, Duration requestTimeout, Function<Request, Answer> handler)
+            throws IOException {
+        this.handler = handler;
+        this.maxConnections = maxConnections;
+        this.requestTimeoutNanos = requestTimeout.toNanos();
+        selector = Selector.open();
+        server = ServerSocketChannel.open();
+        try {
+            server.bind(new InetSocketAddress(host, port), 64);
+            server.configureBlocking(false);
+            server.register(selector, SelectionKey.OP_ACCEPT);
+        } catch (IOException e) {
+            server.close();
+            selector.close();
+            throw e;
+        }
+        thread = new Thread(this::serve, "bridge-drain");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    int port() {
+        return ((InetSocketAddress) server.socket().getLocalSocketAddress()).getPort();
+    }
+
+    private void serve() {
+        try (selector; server) {
+            while (open) {
+                Connection oldest = connections.peekFirst();
+                long wait = oldest == null ? 0 : Math.max(1, (oldest.deadline - System.nanoTime()) / 1_000_000 + 1);
+                selector.select(wait);
+                for (SelectionKey key : selector.selectedKeys()) {
+                    if (!key.isValid()) {
+                        continue;
+                    }
+                    if (key.isAcceptable()) {
+                        accept();
+                    } else if (key.isReadable()) {
+                        read((Connection) key.attachment());
+                    } else if (key.isWritable()) {
+                        write((Connection) key.attachment());
+                    }
+                }
+                selector.selectedKeys().clear();
+                long now = System.nanoTime();
+                while (!connections.isEmpty() && connections.peekFirst().deadline - now <= 0) {
+                    close(connections.peekFirst());
+                }
+            }
+        } catch (IOException | CancelledKeyException e) {
+            LOG.error("The drain signal stopped listening: {}", e.toString());
+        } finally {
+            connections.forEach(c -> quietly(c.channel));
+            connections.clear();
+        }
+    }
+
+    private void accept() throws IOException {
+        for (SocketChannel channel; (channel = server.accept()) != null; ) {
+            if (connections.size() >= maxConnections) {
+                close(connections.peekFirst());
+            }
+            channel.configureBlocking(false);
+            Connection connection = new Connection(channel, System.nanoTime() + requestTimeoutNanos);
+            connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
+            connections.addLast(connection);
+        }
+    }
+
+    private void read(Connection c) {
+        try {
+            if (c.channel.read(c.head) < 0) {
+                close(c);
+                return;
+            }
+        } catch (IOException e) {
+            close(c);
+            return;
+        }
+        int end = endOfHead(c);
+        if (end >= 0) {
+            Request request = parse(c.head, end);
+            respond(c, request == null ? error(400, "not an HTTP/1.x request") : answer(request),
+                    request != null && request.method().equals("HEAD"));
+        } else if (!c.head.hasRemaining()) {
+            respond(c, error(431, "request head larger than 8 KiB"), false);
+        }
+    }
+
+    private Answer answer(Request request) {
+        try {
+            return handler.apply(request);
+        } catch (RuntimeException e) {
+            // The listener outlives a failed answer: the next probe may be answered.
+            LOG.warn("The drain signal could not answer: {}", e.toString());
+            return error(500, "no answer");
+        }
+    }
+
+    /** The request in the head's first {@code end} bytes, or null when it is not HTTP/1.x. */
+    private static Request parse(ByteBuffer head, int end) {
+        String text = new String(head.array(), 0, end, StandardCharsets.ISO_8859_1);
+        String[] lines = text.split("\r\n");
+        String[] requestLine = lines[0].split(" ");
+        if (requestLine.length != 3 || !requestLine[2].startsWith("HTTP/1.")) {
+            return null;
+        }
+        boolean hasBody = false;
+        for (int i = 1; i < lines.length; i++) {
+            int colon = lines[i].indexOf(':');
+            String name = colon < 0 ? lines[i] : lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT);
+            String value = colon < 0 ? "" : lines[i].substring(colon + 1).trim();
+            hasBody |= name.equals("transfer-encoding") || (name.equals("content-length") && !value.equals("0"));
+        }
+        String target = requestLine[1];
+        int query = target.indexOf('?');
+        return new Request(requestLine[0], query < 0 ? target : target.substring(0, query), hasBody);
+    }
+
+    static Answer error(int status, String message) {
+        return new Answer(status, ("{\"error\":\"" + message + "\"}").getBytes(StandardCharsets.US_ASCII), null);
+    }
+
+    /** Where the blank line that ends the head starts, or -1; each byte is looked at about once. */
+    private static int endOfHead(Connection c) {
+        byte[] bytes = c.head.array();
+        int i = c.searched;
+        for (; i + 4 <= c.head.position(); i++) {
+            if (bytes[i] == '\r' && bytes[i + 1] == '\n' && bytes[i + 2] == '\r' && bytes[i + 3] == '\n') {
+                return i;
+            }
+        }
+        c.searched = i;
+        return -1;
+    }
+
+    private void respond(Connection c, Answer answer, boolean head) {
+        String headers = "HTTP/1.1 " + answer.status() + " " + reason(answer.status()) + "\r\n"
+                + "Content-Type: application/json\r\nCache-Control: no-store\r\nConnection: close\r\n"
+                + (answer.allow() == null ? "" : "Allow: " + answer.allow() + "\r\n")
+                + "Content-Length: " + answer.json().length + "\r\n\r\n";
+        byte[] start = headers.getBytes(StandardCharsets.US_ASCII);
+        ByteBuffer out = ByteBuffer.allocate(start.length + (head ? 0 : answer.json().length)).put(start);
+        if (!head) {
+            out.put(answer.json());
+        }
+        c.answer = out.flip();
+        c.key.interestOps(SelectionKey.OP_WRITE);
+        write(c);
+    }
+
+    private void write(Connection c) {
+        try {
+            c.channel.write(c.answer);
+        } catch (IOException e) {
+            close(c);
+            return;
+        }
+        if (!c.answer.hasRemaining()) {
+            close(c);
+        }
+    }
+
+    private void close(Connection c) {
+        connections.remove(c);
+        c.key.cancel();
+        quietly(c.channel);
+    }
+
+    private static void quietly(SocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    private static String reason(int status) {
+        return switch (status) {
+            case 200 -> "OK";
+            case 400 -> "Bad Request";
+            case 404 -> "Not Found";
+            case 405 -> "Method Not Allowed";
+            case 413 -> "Content Too Large";
+            case 431 -> "Request Header Fields Too Large";
+            case 500 -> "Internal Server Error";
+            case 503 -> "Service Unavailable";
+            default -> "Status";
+        };
+    }
+
+    @Override
+    public void close() {
+        open = false;
+        selector.wakeup();
+        try {
+            thread.join(2_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
