@@ -52,6 +52,9 @@ final class DrainPort implements AutoCloseable {
     private final ArrayDeque<Connection> connections = new ArrayDeque<>();
     private final Thread thread;
     private volatile boolean open = true;
+    private SelectionKey acceptKey;
+    /** When accepting failed with no connection of ours to close: accept again at this time (nanoTime), or 0. */
+    private long acceptAgainAt;
 
     private static final class Connection {
         final SocketChannel channel;
@@ -78,7 +81,7 @@ final class DrainPort implements AutoCloseable {
         try {
             server.bind(new InetSocketAddress(host, port), 64);
             server.configureBlocking(false);
-            server.register(selector, SelectionKey.OP_ACCEPT);
+            acceptKey = server.register(selector, SelectionKey.OP_ACCEPT);
         } catch (IOException e) {
             server.close();
             selector.close();
@@ -97,7 +100,8 @@ final class DrainPort implements AutoCloseable {
         try (selector; server) {
             while (open) {
                 Connection oldest = connections.peekFirst();
-                long wait = oldest == null ? 0 : Math.max(1, (oldest.deadline - System.nanoTime()) / 1_000_000 + 1);
+                long next = oldest == null ? acceptAgainAt : acceptAgainAt == 0 ? oldest.deadline : Math.min(oldest.deadline, acceptAgainAt);
+                long wait = oldest == null && acceptAgainAt == 0 ? 0 : Math.max(1, (next - System.nanoTime()) / 1_000_000 + 1);
                 selector.select(wait);
                 for (SelectionKey key : selector.selectedKeys()) {
                     if (!key.isValid()) {
@@ -113,6 +117,10 @@ final class DrainPort implements AutoCloseable {
                 }
                 selector.selectedKeys().clear();
                 long now = System.nanoTime();
+                if (acceptAgainAt != 0 && now - acceptAgainAt >= 0) {
+                    acceptAgainAt = 0;
+                    acceptKey.interestOps(SelectionKey.OP_ACCEPT);
+                }
                 while (!connections.isEmpty() && connections.peekFirst().deadline - now <= 0) {
                     close(connections.peekFirst());
                 }
@@ -125,15 +133,47 @@ final class DrainPort implements AutoCloseable {
         }
     }
 
-    private void accept() throws IOException {
-        for (SocketChannel channel; (channel = server.accept()) != null; ) {
+    private void accept() {
+        while (true) {
+            SocketChannel channel;
+            try {
+                channel = server.accept();
+            } catch (IOException e) {
+                // Out of file descriptors, most likely: free the oldest connection's and go on listening; with none
+                // of ours to free, pause accepting for 100 ms rather than spin on the waiting connection.
+                if (!connections.isEmpty()) {
+                    close(connections.peekFirst());
+                } else {
+                    acceptKey.interestOps(0);
+                    acceptAgainAt = System.nanoTime() + 100_000_000L;
+                }
+                logAcceptFailure(e);
+                return;
+            }
+            if (channel == null) {
+                return;
+            }
             if (connections.size() >= maxConnections) {
                 close(connections.peekFirst());
             }
-            channel.configureBlocking(false);
-            Connection connection = new Connection(channel, System.nanoTime() + requestTimeoutNanos);
-            connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
-            connections.addLast(connection);
+            try {
+                channel.configureBlocking(false);
+                Connection connection = new Connection(channel, System.nanoTime() + requestTimeoutNanos);
+                connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
+                connections.addLast(connection);
+            } catch (IOException e) {
+                quietly(channel);
+            }
+        }
+    }
+
+    private long lastAcceptFailureLogged;
+
+    private void logAcceptFailure(IOException e) {
+        long now = System.nanoTime();
+        if (lastAcceptFailureLogged == 0 || now - lastAcceptFailureLogged > 60_000_000_000L) {
+            lastAcceptFailureLogged = now;
+            LOG.warn("The drain signal could not accept a connection ({}); the oldest was closed", e.toString());
         }
     }
 

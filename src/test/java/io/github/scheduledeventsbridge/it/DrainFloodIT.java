@@ -128,6 +128,44 @@ class DrainFloodIT {
         }
     }
 
+    /**
+     * The agent out of file descriptors (its limit lowered to a few more than it has open, then more connections than
+     * that): accepting fails with "Too many open files", which must cost connections, never the listener itself.
+     */
+    @Test
+    void runningOutOfFileDescriptorsDoesNotStopTheListener() throws Exception {
+        int port = ApprovalClient.freePort();
+        try (ScriptedImds imds = new ScriptedImds()) {
+            imds.serve(Docs.document(1));
+            try (AgentProcess agent = AgentProcess.start("drain-emfile", List.of(JvmOptions.argument()), Map.of(),
+                    Map.of("bridge.state.dir", work.resolve("e").toString(), "bridge.imds.url", imds.url(),
+                            "bridge.imds.instance-url", imds.instanceUrl(), "bridge.management.enabled", "false",
+                            "bridge.drain.port", Integer.toString(port)), work)) {
+                await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                        .until(() -> probe(port).startsWith("HTTP/1.1 200"));
+                long limit = fds(agent.pid()) + 8;
+                Process prlimit = new ProcessBuilder("prlimit", "--pid", Long.toString(agent.pid()),
+                        "--nofile=" + limit + ":" + limit).redirectErrorStream(true).start();
+                assertThat(prlimit.waitFor()).as("prlimit").isZero();
+                List<Socket> clients = new ArrayList<>();
+                try {
+                    for (int i = 0; i < 40; i++) {
+                        clients.add(open(port, ""));
+                    }
+                    // The kernel has queued them all; the agent accepts what it can and must fail the rest.
+                    await().atMost(Duration.ofSeconds(10)).until(() -> fds(agent.pid()) >= limit - 1);
+                } finally {
+                    for (Socket socket : clients) {
+                        socket.close();
+                    }
+                }
+                await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
+                        .until(() -> probe(port).startsWith("HTTP/1.1 200"));
+                assertThat(agent.isAlive()).isTrue();
+            }
+        }
+    }
+
     private static String probe(int port) throws IOException {
         return exchange(port, DrainPortLimitsTest.PROBE, PROBE_PATIENCE);
     }
