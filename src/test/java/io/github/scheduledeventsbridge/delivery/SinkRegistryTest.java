@@ -68,18 +68,7 @@ class SinkRegistryTest {
     @DisplayName("installRoutes adds a route per lane, all from the one template")
     void installRoutesForEveryLane() throws Exception {
         try (CamelContext camel = new DefaultCamelContext()) {
-            camel.addRoutes(new RouteBuilder() {
-                @Override
-                public void configure() {
-                    routeTemplate(SinkRegistry.LANE_TEMPLATE)
-                            .templateParameter("queue")
-                            .templateParameter("sinkId")
-                            .templateParameter("attempt")
-                            .from("{{queue}}")
-                            .setProperty("sinkId", constant("{{sinkId}}"))
-                            .to("{{attempt}}");
-                }
-            });
+            camel.addRoutes(laneTemplate());
             new SinkRegistry(List.of(new Sink("w", "webhook", "log:w", Map.of(), e -> true, false, 3),
                     new Sink("one", "email", "log:one", Map.of(), e -> true))).installRoutes(camel);
             camel.start();
@@ -94,18 +83,7 @@ class SinkRegistryTest {
     @DisplayName("installRoutes adds one lane per sink from the one template, each calling its sink's attempt")
     void installRoutes() throws Exception {
         try (CamelContext camel = new DefaultCamelContext()) {
-            camel.addRoutes(new RouteBuilder() {
-                @Override
-                public void configure() {
-                    routeTemplate(SinkRegistry.LANE_TEMPLATE)
-                            .templateParameter("queue")
-                            .templateParameter("sinkId")
-                            .templateParameter("attempt")
-                            .from("{{queue}}")
-                            .setProperty("sinkId", constant("{{sinkId}}"))
-                            .to("{{attempt}}");
-                }
-            });
+            camel.addRoutes(laneTemplate());
             SinkRegistry registry = new SinkRegistry(List.of(
                     new Sink("one", "first", "log:one", Map.of(), e -> true),
                     new Sink("two", "second", "log:two", Map.of(), e -> true)));
@@ -146,5 +124,21 @@ class SinkRegistryTest {
             camel.start();
             assertThat(camel.getRoutes()).isEmpty();
         }
+    }
+
+    /** A stand-in for routes/sink-lane.yaml with the same parameters: from the lane's queue to the sink's attempt. */
+    private static RouteBuilder laneTemplate() {
+        return new RouteBuilder() {
+            @Override
+            public void configure() {
+                routeTemplate(SinkRegistry.LANE_TEMPLATE)
+                        .templateParameter("queue")
+                        .templateParameter("sinkId")
+                        .templateParameter("attempt")
+                        .from("{{queue}}")
+                        .setProperty("sinkId", constant("{{sinkId}}"))
+                        .to("{{attempt}}");
+            }
+        };
     }
 }

@@ -50,12 +50,7 @@ class DrainFloodIT {
         int port = ApprovalClient.freePort();
         try (ScriptedImds imds = new ScriptedImds()) {
             imds.serve(Docs.document(1));
-            try (AgentProcess agent = AgentProcess.start("drain-flood", List.of(JvmOptions.argument()), Map.of(),
-                    Map.of("bridge.state.dir", work.resolve("s").toString(), "bridge.imds.url", imds.url(),
-                            "bridge.imds.instance-url", imds.instanceUrl(), "bridge.management.port", "0",
-                            "bridge.drain.port", Integer.toString(port)), work)) {
-                await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-                        .until(() -> exchange(port, DrainPortLimitsTest.PROBE, PROBE_PATIENCE).startsWith("HTTP/1.1 200"));
+            try (AgentProcess agent = startServing("drain-flood", imds, port)) {
                 long baselineRss = rssKb(agent.pid()) / 1024;
                 long baselineFds = fds(agent.pid());
                 long bound = baselineFds + 64 + 16; // the 64 connections the drain port keeps, and some slack
@@ -137,12 +132,7 @@ class DrainFloodIT {
         int port = ApprovalClient.freePort();
         try (ScriptedImds imds = new ScriptedImds()) {
             imds.serve(Docs.document(1));
-            try (AgentProcess agent = AgentProcess.start("drain-emfile", List.of(JvmOptions.argument()), Map.of(),
-                    Map.of("bridge.state.dir", work.resolve("e").toString(), "bridge.imds.url", imds.url(),
-                            "bridge.imds.instance-url", imds.instanceUrl(), "bridge.management.enabled", "false",
-                            "bridge.drain.port", Integer.toString(port)), work)) {
-                await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-                        .until(() -> probe(port).startsWith("HTTP/1.1 200"));
+            try (AgentProcess agent = startServing("drain-emfile", imds, port)) {
                 long limit = fds(agent.pid()) + 8;
                 Process prlimit = new ProcessBuilder("prlimit", "--pid", Long.toString(agent.pid()),
                         "--nofile=" + limit + ":" + limit).redirectErrorStream(true).start();
@@ -159,11 +149,32 @@ class DrainFloodIT {
                         socket.close();
                     }
                 }
-                await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
-                        .until(() -> probe(port).startsWith("HTTP/1.1 200"));
+                java.util.concurrent.atomic.AtomicReference<String> last = new java.util.concurrent.atomic.AtomicReference<>("");
+                try {
+                    await().atMost(Duration.ofSeconds(20)).until(() -> {
+                        try {
+                            last.set(probe(port));
+                        } catch (IOException e) {
+                            last.set(e.toString());
+                        }
+                        return last.get().startsWith("HTTP/1.1 200");
+                    });
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    throw new AssertionError("last probe: " + last.get() + "\nagent:\n" + agent.output(), e);
+                }
                 assertThat(agent.isAlive()).isTrue();
             }
         }
+    }
+
+    /** The packaged agent with the shipped flags and its drain port on {@code port}, once the port answers. */
+    private AgentProcess startServing(String name, ScriptedImds imds, int port) throws Exception {
+        AgentProcess agent = AgentProcess.start(name, List.of(JvmOptions.argument()), Map.of(),
+                Map.of("bridge.state.dir", work.resolve(name).toString(), "bridge.imds.url", imds.url(),
+                        "bridge.imds.instance-url", imds.instanceUrl(), "bridge.management.port", "0",
+                        "bridge.drain.port", Integer.toString(port)), work);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> probe(port).startsWith("HTTP/1.1 200"));
+        return agent;
     }
 
     private static String probe(int port) throws IOException {

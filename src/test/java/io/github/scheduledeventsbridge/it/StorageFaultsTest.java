@@ -108,10 +108,7 @@ class StorageFaultsTest {
         imds.serve(Docs.document(2, scheduled(A)));
         try (InProcessAgent agent = agent().start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
-            Path sinkDir;
-            try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
-                sinkDir = dirs.filter(Files::isDirectory).findFirst().orElseThrow();
-            }
+            Path sinkDir = sinkDirectory();
             Path blocker = unwritable(sinkDir.resolve(".0000000000000000002.json.tmp"));
             imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isPresent());
@@ -156,10 +153,7 @@ class StorageFaultsTest {
         imds.serve(Docs.document(2, scheduled(A)));
         try (InProcessAgent agent = agent().start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
-            Path sinkDir;
-            try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
-                sinkDir = dirs.filter(Files::isDirectory).findFirst().orElseThrow();
-            }
+            Path sinkDir = sinkDirectory();
             // Delivered, so empty: an operator's clean-up (or a restored backup) took it away.
             await().atMost(Duration.ofSeconds(20)).until(() -> isEmpty(sinkDir));
             Files.delete(sinkDir);
@@ -168,6 +162,13 @@ class StorageFaultsTest {
             assertThat(storageProblem(agent)).isEmpty();
         }
         assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
+    }
+
+    /** The one sink's spool directory. */
+    private Path sinkDirectory() throws IOException {
+        try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+            return dirs.filter(Files::isDirectory).findFirst().orElseThrow();
+        }
     }
 
     private static boolean isEmpty(Path dir) throws IOException {
