@@ -36,7 +36,7 @@ class Variant:
     def __init__(self, label, make):
         self.label = label
         self.make = make          # () -> (process, imds)
-        self.starts, self.idles, self.threads = [], [], []
+        self.starts, self.idles, self.threads, self.rss = [], [], [], []
         self.start_cpu = []       # (process CPU ms, busiest thread's CPU ms) when the first GET arrived
 
 
@@ -110,7 +110,9 @@ def one_round(variants, order, args):
                 top = per_thread_ms(threads0, threads1)
                 v.threads.append(top)
                 other, _ = background.result()
-                benchlib.progress(f"{v.label}: idle {pct:.2f} % ({ticks1 - ticks0} ticks in {t1 - t0:.0f} s; "
+                rss = harness.memory_status(proc.pid)["VmRSS"] / 1024
+                v.rss.append(rss)
+                benchlib.progress(f"{v.label}: idle {pct:.2f} % ({ticks1 - ticks0} ticks in {t1 - t0:.0f} s; RSS {rss:.1f} MiB; "
                                   f"others {other:.0f} % of a core; load {os.getloadavg()[0]:.2f}) [ms: {top}]")
     finally:
         for _, proc, _ in running:
@@ -181,12 +183,12 @@ def main():
               f"{args.rounds} rounds{', AppCDS' if args.cds else ''}"
               f"(load average after each round: {', '.join(f'{x:.2f}' for x in load)})\n")
         print("| variant | idle CPU median (per round) | first GET median (per round) | CPU by the first GET, "
-              "process / busiest thread, medians |\n|---|---|---|---|")
+              "process / busiest thread, medians | VmRSS at the window's end, median |\n|---|---|---|---|---|")
         for v in variants:
             print(f"| {v.label} | {statistics.median(v.idles):.2f} % ({', '.join(f'{x:.2f}' for x in v.idles)}) | "
                   f"{statistics.median(v.starts):.0f} ms ({', '.join(f'{x:.0f}' for x in v.starts)}) | "
                   f"{statistics.median(c for c, _ in v.start_cpu):.0f} / "
-                  f"{statistics.median(b for _, b in v.start_cpu):.0f} ms |")
+                  f"{statistics.median(b for _, b in v.start_cpu):.0f} ms | {statistics.median(v.rss):.1f} MiB |")
         for v in variants:
             for i, t in enumerate(v.threads):
                 print(f"- {v.label} round {i + 1}, CPU ms by thread: {t}")
