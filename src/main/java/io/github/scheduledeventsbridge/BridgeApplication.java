@@ -27,6 +27,9 @@ public final class BridgeApplication {
 
     public static void main(String[] args) throws Exception {
         BridgeLogging.configure();
+        if (args.length == 0) {
+            StartupWarmUp.begin();
+        }
         System.exit(run(args));
     }
 
