@@ -123,8 +123,6 @@ public final class ManagementServer extends ServiceSupport {
         jetty.addConnector(connector);
         // At the cap Jetty stops accepting and gives the open connections 1 s of idleness instead of 30 s, so idle or
         // abandoned clients cannot hold every descriptor nor keep a probe out for long.
-        // Those waiting meanwhile queue in the kernel (twice the cap; the JDK's default would be 50).
-        connector.setAcceptQueueSize(2 * MAX_CONNECTIONS);
         NetworkConnectionLimit limit = new NetworkConnectionLimit(MAX_CONNECTIONS, connector);
         limit.setEndPointIdleTimeout(1_000);
         jetty.addBean(limit);

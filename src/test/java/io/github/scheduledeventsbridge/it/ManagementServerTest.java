@@ -96,8 +96,7 @@ class ManagementServerTest {
         try {
             for (int i = 0; i < 3 * ManagementServer.MAX_CONNECTIONS; i++) {
                 Socket socket = new Socket();
-                // Beyond the cap a connection waits in the kernel's queue until the open ones time out.
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 30_000);
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
                 idle.add(socket);
             }
             assertThat(get("/observe/health/live", null, null).statusCode()).isEqualTo(200);
