@@ -4,7 +4,6 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.support.service.ServiceSupport;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -33,8 +32,6 @@ public final class ManagementServer extends ServiceSupport {
 
     /** The server is bound in the Camel registry under this name (its {@link #port()} is the one it got). */
     public static final String BEAN_NAME = "managementServer";
-    /** Open connections at most: a scraper, probes and a browser need a handful. */
-    public static final int MAX_CONNECTIONS = 64;
 
     private static final Logger LOG = LoggerFactory.getLogger(ManagementServer.class);
 
@@ -121,11 +118,6 @@ public final class ManagementServer extends ServiceSupport {
         connector.setHost(host);
         connector.setPort(settings.port());
         jetty.addConnector(connector);
-        // At the cap Jetty stops accepting and gives the open connections 1 s of idleness instead of 30 s, so idle or
-        // abandoned clients cannot hold every descriptor nor keep a probe out for long.
-        NetworkConnectionLimit limit = new NetworkConnectionLimit(MAX_CONNECTIONS, connector);
-        limit.setEndPointIdleTimeout(1_000);
-        jetty.addBean(limit);
         jetty.setStopTimeout(5_000);
         jetty.setStopAtShutdown(false);
         HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(jetty, settings.readOnly()) : null;

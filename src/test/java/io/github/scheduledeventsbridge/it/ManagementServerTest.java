@@ -84,43 +84,6 @@ class ManagementServerTest {
         return get(path, null, null);
     }
 
-    /**
-     * A port is hostile input: idle connections beyond the cap are not kept (without it, Jetty kept every one of them
-     * for its 30 s idle timeout, one file descriptor each), and the health probe is still answered behind them.
-     */
-    @Test
-    void idleConnectionsBeyondTheCapAreClosedAndTheProbeIsStillAnswered() throws Exception {
-        start();
-        int port = server().port();
-        List<Socket> idle = new ArrayList<>();
-        try {
-            for (int i = 0; i < 3 * ManagementServer.MAX_CONNECTIONS; i++) {
-                Socket socket = new Socket();
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-                idle.add(socket);
-            }
-            assertThat(get("/observe/health/live", null, null).statusCode()).isEqualTo(200);
-            await().atMost(Duration.ofSeconds(10)).until(() -> stillOpen(idle) <= ManagementServer.MAX_CONNECTIONS);
-        } finally {
-            for (Socket socket : idle) {
-                socket.close();
-            }
-        }
-    }
-
-    private static long stillOpen(List<Socket> sockets) {
-        return sockets.stream().filter(socket -> {
-            try {
-                socket.setSoTimeout(1);
-                return socket.getInputStream().read() != -1;
-            } catch (java.net.SocketTimeoutException open) {
-                return true;
-            } catch (IOException closed) {
-                return false;
-            }
-        }).count();
-    }
-
     @Test
     void livenessIsUpWhileTheAgentRunsAndThePortClosesWithIt() throws Exception {
         start();
