@@ -11,10 +11,8 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Locale;
 import java.util.function.Function;
 
 /**
@@ -33,17 +31,9 @@ final class DrainPort implements AutoCloseable {
 
     static final int MAX_HEAD = 8 * 1024;
 
-    /** A request's method and path (without the query), and whether it announced a body. */
-    record Request(String method, String path, boolean hasBody) {
-    }
-
-    /** An answer: status, JSON body (not sent for HEAD), and an Allow header value or null. */
-    record Answer(int status, byte[] json, String allow) {
-    }
-
     private static final Logger LOG = LoggerFactory.getLogger(DrainPort.class);
 
-    private final Function<Request, Answer> handler;
+    private final Function<DrainHttp.Request, DrainHttp.Answer> handler;
     private final int maxConnections;
     private final long requestTimeoutNanos;
     private final Selector selector;
@@ -71,7 +61,7 @@ final class DrainPort implements AutoCloseable {
         }
     }
 
-    DrainPort(String host, int port, int maxConnections, Duration requestTimeout, Function<Request, Answer> handler)
+    DrainPort(String host, int port, int maxConnections, Duration requestTimeout, Function<DrainHttp.Request, DrainHttp.Answer> handler)
             throws IOException {
         this.handler = handler;
         this.maxConnections = maxConnections;
@@ -189,46 +179,22 @@ final class DrainPort implements AutoCloseable {
         }
         int end = endOfHead(c);
         if (end >= 0) {
-            Request request = parse(c.head, end);
-            respond(c, request == null ? error(400, "not an HTTP/1.x request") : answer(request),
+            DrainHttp.Request request = DrainHttp.parse(c.head.array(), end);
+            respond(c, request == null ? DrainHttp.error(400, "not an HTTP/1.x request") : answer(request),
                     request != null && request.method().equals("HEAD"));
         } else if (!c.head.hasRemaining()) {
-            respond(c, error(431, "request head larger than 8 KiB"), false);
+            respond(c, DrainHttp.error(431, "request head larger than 8 KiB"), false);
         }
     }
 
-    private Answer answer(Request request) {
+    private DrainHttp.Answer answer(DrainHttp.Request request) {
         try {
             return handler.apply(request);
         } catch (RuntimeException e) {
             // The listener outlives a failed answer: the next probe may be answered.
             LOG.warn("The drain signal could not answer: {}", e.toString());
-            return error(500, "no answer");
+            return DrainHttp.error(500, "no answer");
         }
-    }
-
-    /** The request in the head's first {@code end} bytes, or null when it is not HTTP/1.x. */
-    private static Request parse(ByteBuffer head, int end) {
-        String text = new String(head.array(), 0, end, StandardCharsets.ISO_8859_1);
-        String[] lines = text.split("\r\n");
-        String[] requestLine = lines[0].split(" ");
-        if (requestLine.length != 3 || !requestLine[2].startsWith("HTTP/1.")) {
-            return null;
-        }
-        boolean hasBody = false;
-        for (int i = 1; i < lines.length; i++) {
-            int colon = lines[i].indexOf(':');
-            String name = colon < 0 ? lines[i] : lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT);
-            String value = colon < 0 ? "" : lines[i].substring(colon + 1).trim();
-            hasBody |= name.equals("transfer-encoding") || (name.equals("content-length") && !value.equals("0"));
-        }
-        String target = requestLine[1];
-        int query = target.indexOf('?');
-        return new Request(requestLine[0], query < 0 ? target : target.substring(0, query), hasBody);
-    }
-
-    static Answer error(int status, String message) {
-        return new Answer(status, ("{\"error\":\"" + message + "\"}").getBytes(StandardCharsets.US_ASCII), null);
     }
 
     /** Where the blank line that ends the head starts, or -1; each byte is looked at about once. */
@@ -244,17 +210,8 @@ final class DrainPort implements AutoCloseable {
         return -1;
     }
 
-    private void respond(Connection c, Answer answer, boolean head) {
-        String headers = "HTTP/1.1 " + answer.status() + " " + reason(answer.status()) + "\r\n"
-                + "Content-Type: application/json\r\nCache-Control: no-store\r\nConnection: close\r\n"
-                + (answer.allow() == null ? "" : "Allow: " + answer.allow() + "\r\n")
-                + "Content-Length: " + answer.json().length + "\r\n\r\n";
-        byte[] start = headers.getBytes(StandardCharsets.US_ASCII);
-        ByteBuffer out = ByteBuffer.allocate(start.length + (head ? 0 : answer.json().length)).put(start);
-        if (!head) {
-            out.put(answer.json());
-        }
-        c.answer = out.flip();
+    private void respond(Connection c, DrainHttp.Answer answer, boolean head) {
+        c.answer = ByteBuffer.wrap(DrainHttp.response(answer, head));
         c.key.interestOps(SelectionKey.OP_WRITE);
         write(c);
     }
@@ -283,20 +240,6 @@ final class DrainPort implements AutoCloseable {
         } catch (IOException ignored) {
             // closing anyway
         }
-    }
-
-    private static String reason(int status) {
-        return switch (status) {
-            case 200 -> "OK";
-            case 400 -> "Bad Request";
-            case 404 -> "Not Found";
-            case 405 -> "Method Not Allowed";
-            case 413 -> "Content Too Large";
-            case 431 -> "Request Header Fields Too Large";
-            case 500 -> "Internal Server Error";
-            case 503 -> "Service Unavailable";
-            default -> "Status";
-        };
     }
 
     @Override

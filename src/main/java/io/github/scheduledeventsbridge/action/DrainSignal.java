@@ -92,15 +92,15 @@ public final class DrainSignal implements AutoCloseable {
         return listener.port();
     }
 
-    private DrainPort.Answer answer(DrainPort.Request request) {
+    private DrainHttp.Answer answer(DrainHttp.Request request) {
         if (request.hasBody()) {
-            return DrainPort.error(413, "no request body accepted");
+            return DrainHttp.error(413, "no request body accepted");
         }
         if (!request.path().equals("/")) {
-            return DrainPort.error(404, "only / is served");
+            return DrainHttp.error(404, "only / is served");
         }
         if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
-            return new DrainPort.Answer(405, DrainPort.error(405, "only GET").json(), "GET, HEAD");
+            return new DrainHttp.Answer(405, DrainHttp.error(405, "only GET").json(), "GET, HEAD");
         }
         List<ScheduledEvent> events = drainingFor();
         ObjectNode body = MAPPER.createObjectNode().put("status", events.isEmpty() ? "serving" : "draining");
@@ -119,7 +119,7 @@ public final class DrainSignal implements AutoCloseable {
                     : "serving");
         }
         try {
-            return new DrainPort.Answer(now ? 503 : 200, MAPPER.writeValueAsBytes(body), null);
+            return new DrainHttp.Answer(now ? 503 : 200, MAPPER.writeValueAsBytes(body), null);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
