@@ -64,13 +64,20 @@ public final class DeliveryMetrics implements Processor {
 
     /** Lane step once the receiver accepted a message: bridge.deliveries{sink=…, outcome="delivered"}. */
     public void delivered(@org.apache.camel.ExchangeProperty(SinkRegistry.SINK_ID_PROPERTY) String sinkId) {
-        MeterRegistry registry = registry();
-        if (registry == null || sinkId == null) {
+        if (sinkId == null) {
             return;
         }
-        deliveredCounters.computeIfAbsent(sinkId, id -> Counter.builder("bridge.deliveries")
-                .tags("camelContext", context.getName(), "sink", id, "outcome", "delivered").register(registry))
-                .increment();
+        Counter counter = deliveredCounters.get(sinkId);
+        if (counter == null) {
+            // The registry only on a sink's first delivery: finding it scans Camel's registry.
+            MeterRegistry registry = registry();
+            if (registry == null) {
+                return;
+            }
+            counter = deliveredCounters.computeIfAbsent(sinkId, id -> Counter.builder("bridge.deliveries")
+                    .tags("camelContext", context.getName(), "sink", id, "outcome", "delivered").register(registry));
+        }
+        counter.increment();
     }
 
     /**
