@@ -117,6 +117,7 @@ public final class ManagementServer extends ServiceSupport {
         ServerConnector connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
         connector.setHost(host);
         connector.setPort(settings.port());
+        connector.addBean(new OldestConnectionEviction(settings.maxConnections()));
         jetty.addConnector(connector);
         jetty.setStopTimeout(5_000);
         jetty.setStopAtShutdown(false);

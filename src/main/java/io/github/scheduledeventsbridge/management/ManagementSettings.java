@@ -10,7 +10,7 @@ import io.github.scheduledeventsbridge.config.SettingsReader;
  * unless {@code readOnly} is false.
  */
 public record ManagementSettings(boolean enabled, String host, int port, String username, String password,
-                                 boolean readOnly) {
+                                 boolean readOnly, int maxConnections) {
 
     /** HTTP Basic over a port that may be reachable from the network: long enough to resist guessing. */
     public static final int MIN_PASSWORD_LENGTH = 16;
@@ -38,7 +38,13 @@ public record ManagementSettings(boolean enabled, String host, int port, String 
                     : new BadConfigurationException("bridge.management.password", "is required when bridge.management.username is set");
         }
         SecretStrength.require("bridge.management.password", password, MIN_PASSWORD_LENGTH);
+        long maxConnections = r.positiveLong("bridge.management.max-connections", 64);
+        if (maxConnections > 1024) {
+            throw new BadConfigurationException("bridge.management.max-connections",
+                    maxConnections + " is above 1024 (each connection holds buffers and a file descriptor)");
+        }
         return new ManagementSettings(r.bool("bridge.management.enabled", true), host,
-                r.port("bridge.management.port", 8080), username, password, r.bool("bridge.management.read-only", true));
+                r.port("bridge.management.port", 8080), username, password, r.bool("bridge.management.read-only", true),
+                (int) maxConnections);
     }
 }

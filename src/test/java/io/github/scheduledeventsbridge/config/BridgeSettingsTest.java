@@ -139,6 +139,8 @@ class BridgeSettingsTest {
             "bridge.drain.max-connections   | 0",
             "bridge.drain.max-connections   | 5000",
             "bridge.drain.request-timeout   | 0",
+            "bridge.management.max-connections | 0",
+            "bridge.management.max-connections | 5000",
     })
     @DisplayName("each bad value stops start-up with a message naming the key")
     void badValues(String key, String value) {

@@ -1,0 +1,108 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.github.scheduledeventsbridge.testing.RawSockets.exchange;
+import static io.github.scheduledeventsbridge.testing.RawSockets.readOrReset;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The management port is hostile input too (on 0.0.0.0 with credentials, and any local process can reach it):
+ * idle and slow clients over real sockets, beyond {@code bridge.management.max-connections}, neither keep a file
+ * descriptor each nor lock out the liveness probe that systemd, Kubernetes or a load balancer depends on.
+ */
+class ManagementPortLimitsTest {
+
+    private static final int CAP = 16;
+    private static final String PROBE = "GET /observe/health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    private static final Duration PROBE_PATIENCE = Duration.ofSeconds(3);
+
+    @TempDir
+    Path state;
+    private ScriptedImds imds;
+    private InProcessAgent agent;
+    private int port;
+    private final List<Socket> clients = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        imds = new ScriptedImds();
+        imds.serve(Docs.document(1));
+        agent = InProcessAgent.builder(state).imds(imds)
+                .with("bridge.management.port", "0")
+                .with("bridge.management.max-connections", String.valueOf(CAP))
+                .start();
+        port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
+        assertThat(exchange(port, PROBE, PROBE_PATIENCE)).startsWith("HTTP/1.1 200");
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        for (Socket client : clients) {
+            client.close();
+        }
+        agent.close();
+        imds.close();
+    }
+
+    @Test
+    void idleConnectionsBeyondTheCapAreClosedOldestFirst() throws Exception {
+        for (int i = 0; i < 3 * CAP; i++) {
+            stall("");
+        }
+        // Without the cap Jetty kept all 48 for its 30 s idle timeout, one descriptor each.
+        await().atMost(Duration.ofSeconds(10)).until(() -> stillOpen(clients) <= CAP);
+        assertThat(stillOpen(clients.subList(0, 2 * CAP))).as("the oldest ones closed").isZero();
+        assertThat(exchange(port, PROBE, PROBE_PATIENCE)).startsWith("HTTP/1.1 200");
+    }
+
+    @Test
+    void slowAndIdleClientsBeyondTheCapDoNotLockTheProbeOut() throws Exception {
+        for (int i = 0; i < 10 * CAP; i++) {
+            stall(i % 2 == 0 ? "GET /metrics HTTP/1.1\r\nHost: x\r\n" : "");
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(exchange(port, PROBE, PROBE_PATIENCE)).startsWith("HTTP/1.1 200").contains("UP");
+        }
+    }
+
+    /** A connection that sends {@code start} and then nothing more. */
+    private void stall(String start) throws IOException {
+        Socket socket = new Socket();
+        clients.add(socket);
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+        socket.getOutputStream().write(start.getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+    }
+
+    private static long stillOpen(List<Socket> sockets) {
+        return sockets.stream().filter(socket -> {
+            try {
+                socket.setSoTimeout(1);
+                return readOrReset(socket.getInputStream()) != -1;
+            } catch (SocketTimeoutException open) {
+                return true;
+            } catch (IOException closed) {
+                return false;
+            }
+        }).count();
+    }
+}
