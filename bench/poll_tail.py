@@ -16,12 +16,9 @@ polls (its output is kept in the work directory). The last line gives the median
 import argparse
 import os
 import random
-import shlex
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -127,13 +124,10 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work directory (logs, state, strace output)")
     ap.add_argument("--java", default="java")
     args = ap.parse_args()
-    benchlib.set_label("poll-tail")
-    benchlib.install_signal_handlers()
-    workdir = tempfile.mkdtemp(prefix="poll-tail-")
     java_opts = benchlib.agent_jvm_options(args.argfile, args.opts)
-    print(f"seed {args.seed}; JVM options {' '.join(java_opts)}; work directory {workdir}",
-          flush=True)
-    try:
+
+    def body(workdir):
+        print(f"seed {args.seed}; JVM options {' '.join(java_opts)}; work directory {workdir}", flush=True)
         jar, _ = benchlib.snapshot_jar(args.jar, workdir)
         imds, hook = harness.ScriptedImds(), harness.WebhookReceiver()
         results = [one_run(args, java_opts, jar, workdir, imds, hook, no) for no in range(1, args.runs + 1)]
@@ -144,14 +138,7 @@ def main():
               + (f"; median p99 of the changes no disk stall overlapped {statistics.median(clean):.0f} ms"
                  if clean else ""))
         return 0
-    except benchlib.Failure as e:
-        print(f"poll-tail: {e}", file=sys.stderr)
-        return 1
-    finally:
-        benchlib.run_cleanups()
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
-
+    return benchlib.run_script("poll-tail", body, "poll-tail-", args.keep)
 
 if __name__ == "__main__":
     sys.exit(main())
