@@ -19,6 +19,7 @@ import socket
 import socketserver
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zipfile
@@ -107,6 +108,24 @@ def _on_signal(signum, _frame):
 def install_signal_handlers():
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
+
+
+def run_script(label, body, workdir_prefix=None, keep=False):
+    """A bench script's main once its arguments are read: the progress label and the signal handlers, then
+    body(workdir) -> exit status, workdir a fresh scratch directory (None without workdir_prefix). A Failure ends
+    it with '<label>: why' and status 1; whatever was started is stopped, the directory removed unless keep."""
+    set_label(label)
+    install_signal_handlers()
+    workdir = tempfile.mkdtemp(prefix=workdir_prefix) if workdir_prefix else None
+    try:
+        return body(workdir)
+    except Failure as e:
+        print(f"{label}: {e}", file=sys.stderr)
+        return 1
+    finally:
+        run_cleanups()
+        if workdir and not keep:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _agent_gone(agent, what=None):

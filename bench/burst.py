@@ -19,7 +19,6 @@ import argparse
 import os
 import random
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
@@ -176,10 +175,8 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work directory (logs, state)")
     ap.add_argument("--java", default="java")
     args = ap.parse_args()
-    benchlib.set_label("burst")
-    benchlib.install_signal_handlers()
-    workdir = tempfile.mkdtemp(prefix="burst-")
-    try:
+
+    def body(workdir):
         jar, _ = benchlib.snapshot_jar(args.jar, workdir)
         imds, hook = ScriptedImds(), WebhookReceiver()
         totals = [t for no in range(1, args.runs + 1) for t in one_run(args, jar, workdir, imds, hook, no)]
@@ -189,14 +186,7 @@ def main():
         if args.keep:
             print(f"work directory {workdir}")
         return 0
-    except benchlib.Failure as e:
-        print(f"burst: {e}", file=sys.stderr)
-        return 1
-    finally:
-        benchlib.run_cleanups()
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
-
+    return benchlib.run_script("burst", body, "burst-", args.keep)
 
 if __name__ == "__main__":
     sys.exit(main())

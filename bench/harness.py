@@ -11,6 +11,8 @@ the file's where both set the same thing: java takes the last). Agent runs:
 
   run A  poll interval 1000 ms : start-to-first-poll, change->webhook latency
   run B  poll interval  200 ms : start-to-first-poll, change->webhook latency
+         (A and B: with the stalls of the state directory's disk during the changes, bench/diskwatch.py: the
+         state is forced to disk before a change is dispatched)
   run D  poll interval 1000 ms, auto-approval of user-initiated events: user event->StartRequests POST
   run C  poll interval 1000 ms : start-to-first-poll, one event delivered, then an unchanged document:
                                  idle CPU (window from 60 s uptime), steady RSS (median of 1 s VmRSS samples
@@ -99,6 +101,7 @@ _WALL_MINUS_MONO = time.time() - time.monotonic()
 sys.path.insert(0, BENCH_DIR)
 import benchlib  # noqa: E402  (next to this script)
 import summary as issue14  # noqa: E402  (the summary table; `summary` below is a percentile string)
+from diskwatch import DiskWatch  # noqa: E402
 from benchlib import (progress, register_cleanup, run_cleanups, pause, cpu_ticks, jcmd_path, pct,  # noqa: E402
                       snapshot_jar, Failure as BenchFailure, STARTED as _STARTED, SHUTDOWN as _SHUTDOWN)
 
@@ -928,6 +931,7 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
             raise BenchFailure(f"fewer than {WARMUP_POLLS} polls during warm-up")
         progress(f"{title}: warm-up done, {n_changes} changes")
         background = Background(agent.pid)
+        disk = DiskWatch(agent.state_dir).start()
 
         def settle(previous, _event_id, no):
             # Dropping the previous event yields a Cancelled transition; let it land too, so that
@@ -944,6 +948,7 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
                                           lambda e: [scheduled_event(e)],
                                           lambda e, no: arrivals((e, "Scheduled"), no), settle)
         noise = background.text()
+        disk.stop()
     finally:
         exit_code = agent.stop()
     # --- results ---
@@ -956,7 +961,7 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
     report.raw[f"poll{interval_ms}"] = {
         "samples": [{"no": no, "eventId": e, "incarnation": inc, "t_change": c, "t_arrival": a,
                      "t_poll": imds.first_served.get(inc)} for no, e, inc, c, a in samples],
-        "polls": list(imds.polls)}
+        "polls": list(imds.polls), "disk_stalls": disk.stalls}
     key = f"lat{interval_ms}"
     report.row(f"{label_no}. {title}: p50 / p90 / p99 / max", len(lat), "ms", summary(lat),
                f"p99 ≤ {goal_ms} ms", p99 <= goal_ms, key=key)
@@ -975,7 +980,8 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
             log_to_hook.append((t_arr - t_log) * 1000)
         breakdown.append(((t_arr - t_change) * 1000, (t_poll - t_change) * 1000,
                           None if t_log is None else (t_log - t_poll) * 1000,
-                          None if t_log is None else (t_arr - t_log) * 1000, no, event_id))
+                          None if t_log is None else (t_arr - t_log) * 1000, no, event_id,
+                          disk.overlapping(t_change, t_arr)))
     if wait_poll:
         report.row(f"{label_no}b. ↳ change → next poll that served it", len(wait_poll), MS4, summary(wait_poll),
                    key=f"{key}_wait")
@@ -993,12 +999,22 @@ def change_latency_run(report, imds, hook, mkagent, interval_ms, n_changes, rng,
     f = lambda v: "n/a" if v is None else fmt_ms(v)
     report.sections.append(
         f"#### Slowest 5 changes @ {interval_ms} ms polling (ms)\n\n"
-        "| change # | total | change→poll | poll→log line | log line→webhook | EventId |\n"
-        "|---:|---:|---:|---:|---:|---|\n" +
-        "".join(f"| {no} | {fmt_ms(t)} | {fmt_ms(w)} | {f(pl)} | {f(lh)} | `{e}` |\n"
-                for t, w, pl, lh, no, e in slow))
+        "| change # | total | change→poll | poll→log line | log line→webhook | longest disk stall within it "
+        "| EventId |\n"
+        "|---:|---:|---:|---:|---:|---:|---|\n" +
+        "".join(f"| {no} | {fmt_ms(t)} | {fmt_ms(w)} | {f(pl)} | {f(lh)} | {fmt_ms(d)} | `{e}` |\n"
+                for t, w, pl, lh, no, e, d in slow))
     report.row(f"{label_no}g. background load during the {len(samples)} changes", 1, "—", noise,
                "≈ 0 (quiet machine)", None, key=f"{key}_bg")
+    # The state is forced to disk before a change is dispatched: a stalled device shows in the tail.
+    untouched = [(a - c) * 1000 for _, _, _, c, a in samples if not disk.overlapping(c, a)]
+    report.figures.setdefault("disk", {})[interval_ms] = {
+        "stalls_100ms": sum(1 for a, b in disk.stalls if b - a >= 0.1), "device": disk.name,
+        "p99_untouched": pct(untouched, 99) if untouched else None, "n_untouched": len(untouched)}
+    report.row(f"{label_no}g2. disk stalls during the changes (the state directory's device, /proc/diskstats); "
+               "p99 of the changes no stall overlapped", len(untouched), "—",
+               f"{disk.text()}; p99 {fmt_ms(pct(untouched, 99)) if untouched else 'n/a'} ms over "
+               f"{len(untouched)} changes", "none ≥ 100 ms (quiet disk)", None, key=f"{key}_disk")
     sanity(report, f"{label_no}h", imds, hook, agent, exit_code, key=f"{key}_sanity")
     if timeouts:
         raise BenchFailure(f"{timeouts} of {n_changes} changes got no webhook within {CHANGE_TIMEOUT_S} s")

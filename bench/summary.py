@@ -9,6 +9,8 @@ The harness fills a dict of figures as its runs end (all from the same run of be
   idle, seed_idle     idle CPU: {"pct", "from", "window" (s)}
   start, seed_start   spawn -> first IMDS GET, ms, one per run
   p99, seed_p99       change -> delivery p99 in ms by poll interval (1000, 200)
+  disk                by poll interval: the state device's stalls during the latency run (bench/diskwatch.py):
+                      {"stalls_100ms", "device", "p99_untouched" (ms, the changes no stall overlapped), "n_untouched"}
   burst, seed_burst   1000-event document -> all delivered: {"ms"}, plus for the agent "order_ok", "order_n"
 
 and table() renders them with a verdict per goal row. A figure that is missing was not measured (its run failed)
@@ -134,8 +136,15 @@ def table(fig, baseline_ran, rss_window, idle_from, idle_window):
         verdict = _verdict(a[1000] <= ref[1000] and a[200] <= ref[200])
     else:
         verdict = "❌ not measured"
+    # A stalled disk holds the state write every change waits for (bench/diskwatch.py): shown beside the figure.
+    disk = [fig.get("disk", {}).get(i) for i in (1000, 200)]
+    stalls = ""
+    if all(d and d.get("device") and d.get("p99_untouched") is not None for d in disk):
+        stalls = (f" (disk stalls ≥ 100 ms during the run: {disk[0]['stalls_100ms']} / {disk[1]['stalls_100ms']}; "
+                  f"p99 of the changes none overlapped: {disk[0]['p99_untouched']:.0f} / "
+                  f"{disk[1]['p99_untouched']:.0f} ms)")
     rows.append((f"change → webhook p99 at 1 s / 200 ms polling ({fig.get('n_changes', '?')} changes each)",
-                 f"{cells[0]} / {cells[1]} ms",
+                 f"{cells[0]} / {cells[1]} ms{stalls}",
                  (f"{s[1000]:.0f} ms (printed line) / n/a (sleeps 1 s)" if 1000 in s else na("seed_p99")),
                  f"no regression vs {ref[1000]} / {ref[200]} ms", verdict))
     # 1000-event document
