@@ -65,14 +65,19 @@ class SpoolDocumentTest {
         }
     }
 
-    private void settle(Spool spool, SpoolEntry entry) throws IOException {
+    /** The lane's steps for one entry: its bytes loaded onto an exchange. */
+    private Exchange loaded(Spool spool, SpoolEntry entry) throws IOException {
         if (camel == null) {
             camel = new DefaultCamelContext();
         }
         Exchange exchange = new DefaultExchange(camel);
         exchange.getMessage().setBody(entry);
         spool.load(exchange);
-        spool.delivered(exchange);
+        return exchange;
+    }
+
+    private void settle(Spool spool, SpoolEntry entry) throws IOException {
+        spool.delivered(loaded(spool, entry));
     }
 
     @Test
@@ -136,14 +141,8 @@ class SpoolDocumentTest {
     }
 
     private String id(Spool spool, SpoolEntry entry) {
-        if (camel == null) {
-            camel = new DefaultCamelContext();
-        }
-        Exchange exchange = new DefaultExchange(camel);
-        exchange.getMessage().setBody(entry);
         try {
-            spool.load(exchange);
-            return MAPPER.readTree(exchange.getMessage().getBody(byte[].class)).get("id").asText();
+            return MAPPER.readTree(loaded(spool, entry).getMessage().getBody(byte[].class)).get("id").asText();
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
