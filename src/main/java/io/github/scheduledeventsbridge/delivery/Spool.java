@@ -131,16 +131,47 @@ public final class Spool implements SpoolMXBean {
         if (created && counter(sink.id()).getAndAdd(payloads.size()) == 0) {
             waitingSince.put(sink.id(), clock.instant());
         }
-        return documentEntries(sink, file, payloads, eventIds);
-    }
-
-    private static List<SpoolEntry> documentEntries(Sink sink, Path file, List<byte[]> payloads, List<String> eventIds) {
         SpoolDocument document = new SpoolDocument(file, payloads.size());
         List<SpoolEntry> entries = new java.util.ArrayList<>(payloads.size());
+        long offset = 0;
         for (int i = 0; i < payloads.size(); i++) {
-            entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventIds.get(i)), file, document, i, payloads.get(i)));
+            byte[] payload = payloads.get(i);
+            entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventIds.get(i)), file, document, i, offset,
+                    payload.length, payload));
+            offset += payload.length + 1;
         }
         return entries;
+    }
+
+    /** A spool document's messages as written (not held in memory: read by {@link #message} when sent). */
+    private static List<SpoolEntry> documentEntries(Sink sink, Path file) throws IOException {
+        byte[] content = Files.readAllBytes(file);
+        List<int[]> lines = SpoolDocument.lines(content);
+        SpoolDocument document = new SpoolDocument(file, lines.size());
+        List<SpoolEntry> entries = new java.util.ArrayList<>(lines.size());
+        for (int i = 0; i < lines.size(); i++) {
+            int[] line = lines.get(i);
+            String eventId = sink.lanes() == 1 ? null : eventIdIn(Arrays.copyOfRange(content, line[0], line[1]));
+            entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventId), file, document, i, line[0],
+                    line[1] - line[0], null));
+        }
+        return entries;
+    }
+
+    /** A spool document's message: the bytes it was written with, or read from its line of the file. */
+    public static byte[] message(SpoolEntry entry) throws IOException {
+        if (entry.payload() != null) {
+            return entry.payload();
+        }
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(entry.length());
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(entry.file())) {
+            while (buffer.hasRemaining()) {
+                if (channel.read(buffer, entry.offset() + buffer.position()) < 0) {
+                    throw new java.io.EOFException(entry.file() + " ends before line " + entry.index());
+                }
+            }
+        }
+        return buffer.array();
     }
 
     private static boolean isJson(byte[] content) {
@@ -264,9 +295,7 @@ public final class Spool implements SpoolMXBean {
                     && (f.getFileName().toString().endsWith(".json")
                     || f.getFileName().toString().endsWith(SpoolDocument.SUFFIX))).sorted().toList()) {
                 if (f.getFileName().toString().endsWith(SpoolDocument.SUFFIX)) {
-                    List<byte[]> payloads = SpoolDocument.messages(Files.readAllBytes(f));
-                    List<String> eventIds = payloads.stream().map(p -> sink.lanes() == 1 ? null : eventIdIn(p)).toList();
-                    entries.addAll(documentEntries(sink, f, payloads, eventIds));
+                    entries.addAll(documentEntries(sink, f));
                 } else {
                     entries.add(new SpoolEntry(sink.id(), sink.lanes() == 1 ? sink.queue() : sink.queueFor(eventIdIn(f)), f));
                 }
@@ -315,7 +344,7 @@ public final class Spool implements SpoolMXBean {
         SpoolEntry entry = exchange.getMessage().getBody(SpoolEntry.class);
         exchange.setProperty(ENTRY_PROPERTY, entry);
         if (entry.document() != null) {
-            exchange.getMessage().setBody(entry.payload());
+            exchange.getMessage().setBody(message(entry));
             return;
         }
         try {

@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 
@@ -62,17 +63,22 @@ public final class SpoolDocument {
 
     /** The messages in a file's bytes, one per non-empty line (a line that is no CloudEvent is dead-lettered). */
     static List<byte[]> messages(byte[] content) {
-        List<byte[]> messages = new ArrayList<>();
+        return lines(content).stream().map(line -> Arrays.copyOfRange(content, line[0], line[1])).toList();
+    }
+
+    /** Where each non-empty line of a file's bytes starts and ends ({start, end}). */
+    static List<int[]> lines(byte[] content) {
+        List<int[]> lines = new ArrayList<>();
         int start = 0;
         for (int i = 0; i <= content.length; i++) {
             if (i == content.length || content[i] == '\n') {
                 if (i > start) {
-                    messages.add(java.util.Arrays.copyOfRange(content, start, i));
+                    lines.add(new int[]{start, i});
                 }
                 start = i + 1;
             }
         }
-        return messages;
+        return lines;
     }
 
     /**
