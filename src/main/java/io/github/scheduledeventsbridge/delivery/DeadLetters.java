@@ -44,19 +44,27 @@ public final class DeadLetters {
         Path file = entry.file();
         Path directory = file.getParent().resolve(DIRECTORY);
         Files.createDirectories(directory);
-        Path target = directory.resolve(file.getFileName());
-        try {
-            Files.move(file, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (NoSuchFileException gone) {
-            return;
+        Path target;
+        if (entry.document() != null) {
+            // One message of a spool document: a file of its own here (<document>.jsonl.<line>.json), on
+            // disk before the document may go.
+            target = directory.resolve(file.getFileName() + "." + entry.index() + ".json");
+            AtomicFiles.write(target, Spool.message(entry), true);
+        } else {
+            target = directory.resolve(file.getFileName());
+            try {
+                Files.move(file, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (NoSuchFileException gone) {
+                return;
+            }
+            // The moved file (perhaps not yet forced: the spool forces a new document's files while lanes already
+            // send them) before the spool forgets it: nothing the receiver did not take is lost.
+            AtomicFiles.force(target);
         }
-        // The moved file (perhaps not yet forced: the spool forces a new document's files while lanes already
-        // send them) and both directories, before the spool forgets it: nothing the receiver did not take is lost.
-        AtomicFiles.force(target);
         AtomicFiles.force(directory);
         AtomicFiles.force(file.getParent());
         String reason = failure == null ? "refused" : oneLine(failure.getMessage());
-        String name = file.getFileName().toString();
+        String name = target.getFileName().toString();
         AtomicFiles.write(directory.resolve(name.substring(0, name.length() - ".json".length()) + ".reason.txt"),
                 (clock.instant() + " " + reason + "\n").getBytes(StandardCharsets.UTF_8), true);
         spool.removed(entry);

@@ -102,6 +102,78 @@ public final class Spool implements SpoolMXBean {
         return entry;
     }
 
+    /**
+     * Writes many messages of one sink as one spool document ({@link SpoolDocument}), named after the last one's
+     * sequence number (so the directory listing stays the delivery order, and numbering after a lost state file
+     * resumes above it), NOT forced to disk, like {@link #write}: one entry per message, each for its event's
+     * lane. An existing document with the same bytes is this one spooled again; one a crash cut short is written
+     * again; any other is never overwritten.
+     */
+    public List<SpoolEntry> writeDocument(Sink sink, long lastSeq, List<String> eventIds, List<byte[]> payloads)
+            throws IOException {
+        Path file = directory(sink.id()).resolve(String.format(Locale.ROOT, "%019d", lastSeq) + SpoolDocument.SUFFIX);
+        byte[] content = SpoolDocument.content(payloads);
+        boolean created = true;
+        try {
+            AtomicFiles.writeNew(file, content, false);
+        } catch (FileAlreadyExistsException existing) {
+            byte[] there = Files.readAllBytes(file);
+            created = false;
+            if (!Arrays.equals(there, content)) {
+                if (SpoolDocument.complete(there)) {
+                    throw new FileAlreadyExistsException(file.toString(), null,
+                            "holds other undelivered messages with sequence number " + lastSeq + "; not overwritten");
+                }
+                LOG.info("Spool file {} was cut short by a crash before it was on disk: written again", file);
+                AtomicFiles.write(file, content, false);
+            }
+        }
+        if (created && counter(sink.id()).getAndAdd(payloads.size()) == 0) {
+            waitingSince.put(sink.id(), clock.instant());
+        }
+        SpoolDocument document = new SpoolDocument(file, payloads.size());
+        List<SpoolEntry> entries = new java.util.ArrayList<>(payloads.size());
+        long offset = 0;
+        for (int i = 0; i < payloads.size(); i++) {
+            byte[] payload = payloads.get(i);
+            entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventIds.get(i)), file, document, i, offset,
+                    payload.length, payload));
+            offset += payload.length + 1;
+        }
+        return entries;
+    }
+
+    /** A spool document's messages as written (not held in memory: read by {@link #message} when sent). */
+    private static List<SpoolEntry> documentEntries(Sink sink, Path file) throws IOException {
+        byte[] content = Files.readAllBytes(file);
+        List<int[]> lines = SpoolDocument.lines(content);
+        SpoolDocument document = new SpoolDocument(file, lines.size());
+        List<SpoolEntry> entries = new java.util.ArrayList<>(lines.size());
+        for (int i = 0; i < lines.size(); i++) {
+            int[] line = lines.get(i);
+            String eventId = sink.lanes() == 1 ? null : eventIdIn(Arrays.copyOfRange(content, line[0], line[1]));
+            entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventId), file, document, i, line[0],
+                    line[1] - line[0], null));
+        }
+        return entries;
+    }
+
+    /** A spool document's message: the bytes it was written with, or read from its line of the file. */
+    public static byte[] message(SpoolEntry entry) throws IOException {
+        if (entry.payload() != null) {
+            return entry.payload();
+        }
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(entry.length());
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(entry.file())) {
+            while (buffer.hasRemaining()) {
+                if (channel.read(buffer, entry.offset() + buffer.position()) < 0) {
+                    throw new java.io.EOFException(entry.file() + " ends before line " + entry.index());
+                }
+            }
+        }
+        return buffer.array();
+    }
+
     private static boolean isJson(byte[] content) {
         try {
             return content.length > 0 && MAPPER.readTree(content) != null;
@@ -118,15 +190,17 @@ public final class Spool implements SpoolMXBean {
      */
     public void force(List<SpoolEntry> entries) throws IOException {
         IOException failure = null;
-        if (entries.size() <= 2) {
-            for (SpoolEntry entry : entries) {
-                forceUnlessGone(entry.file());
+        // A spool document's messages share one file.
+        List<Path> files = entries.stream().map(SpoolEntry::file).distinct().toList();
+        if (files.size() <= 2) {
+            for (Path file : files) {
+                forceUnlessGone(file);
             }
         } else {
             List<java.util.concurrent.Future<?>> forced = new java.util.ArrayList<>();
-            for (SpoolEntry entry : entries) {
+            for (Path file : files) {
                 forced.add(forcerPool().submit(() -> {
-                    forceUnlessGone(entry.file());
+                    forceUnlessGone(file);
                     return null;
                 }));
             }
@@ -135,7 +209,7 @@ public final class Spool implements SpoolMXBean {
         if (failure != null) {
             throw failure;
         }
-        for (Path dir : entries.stream().map(e -> e.file().getParent()).distinct().toList()) {
+        for (Path dir : files.stream().map(Path::getParent).distinct().toList()) {
             AtomicFiles.force(dir);
         }
     }
@@ -211,17 +285,21 @@ public final class Spool implements SpoolMXBean {
 
     /**
      * Pending messages of a sink, oldest first, each for the lane of its event (read from the file when the
-     * sink has several lanes).
+     * sink has several lanes); a spool document's messages in its order, each with its bytes.
      */
     public List<SpoolEntry> pending(Sink sink) throws IOException {
         Path dir = directory(sink.id());
         try (Stream<Path> files = Files.list(dir)) {
-            List<SpoolEntry> entries = files
-                    .filter(f -> f.getFileName().toString().endsWith(".json")
-                            && !f.getFileName().toString().startsWith("."))
-                    .sorted()
-                    .map(f -> new SpoolEntry(sink.id(), sink.lanes() == 1 ? sink.queue() : sink.queueFor(eventIdIn(f)), f))
-                    .toList();
+            List<SpoolEntry> entries = new java.util.ArrayList<>();
+            for (Path f : files.filter(f -> !f.getFileName().toString().startsWith(".")
+                    && (f.getFileName().toString().endsWith(".json")
+                    || f.getFileName().toString().endsWith(SpoolDocument.SUFFIX))).sorted().toList()) {
+                if (f.getFileName().toString().endsWith(SpoolDocument.SUFFIX)) {
+                    entries.addAll(documentEntries(sink, f));
+                } else {
+                    entries.add(new SpoolEntry(sink.id(), sink.lanes() == 1 ? sink.queue() : sink.queueFor(eventIdIn(f)), f));
+                }
+            }
             counter(sink.id()).set(entries.size());
             if (!entries.isEmpty()) {
                 waitingSince.putIfAbsent(sink.id(), clock.instant());
@@ -235,7 +313,15 @@ public final class Spool implements SpoolMXBean {
     /** The EventId a spooled CloudEvent is about, or null (unreadable: its lane will dead-letter it). */
     static String eventIdIn(Path file) {
         try {
-            return eventIdOf(MAPPER.readTree(file.toFile()));
+            return eventIdIn(Files.readAllBytes(file));
+        } catch (IOException unreadable) {
+            return null;
+        }
+    }
+
+    private static String eventIdIn(byte[] message) {
+        try {
+            return eventIdOf(MAPPER.readTree(message));
         } catch (IOException | RuntimeException unreadable) {
             return null;
         }
@@ -257,6 +343,10 @@ public final class Spool implements SpoolMXBean {
     public void load(Exchange exchange) throws IOException {
         SpoolEntry entry = exchange.getMessage().getBody(SpoolEntry.class);
         exchange.setProperty(ENTRY_PROPERTY, entry);
+        if (entry.document() != null) {
+            exchange.getMessage().setBody(message(entry));
+            return;
+        }
         try {
             exchange.getMessage().setBody(Files.readAllBytes(entry.file()));
         } catch (NoSuchFileException gone) {
@@ -268,7 +358,10 @@ public final class Spool implements SpoolMXBean {
     /** Route step after the sink confirmed: the message leaves the spool. */
     public void delivered(Exchange exchange) throws IOException {
         SpoolEntry entry = exchange.getProperty(ENTRY_PROPERTY, SpoolEntry.class);
-        if (Files.deleteIfExists(entry.file())) {
+        if (entry.document() != null) {
+            lastDelivered.put(entry.sinkId(), clock.instant());
+            removed(entry);
+        } else if (Files.deleteIfExists(entry.file())) {
             lastDelivered.put(entry.sinkId(), clock.instant());
             if (counter(entry.sinkId()).decrementAndGet() <= 0) {
                 waitingSince.remove(entry.sinkId());
@@ -277,7 +370,16 @@ public final class Spool implements SpoolMXBean {
     }
 
     /** The entry left the spool without being delivered (dead-lettered): it no longer counts as waiting. */
-    void removed(SpoolEntry entry) {
+    void removed(SpoolEntry entry) throws IOException {
+        if (entry.document() != null) {
+            int waiting = entry.document().settle(entry.index());
+            if (waiting == SpoolDocument.ALREADY_SETTLED) {
+                return;
+            }
+            if (waiting == 0) {
+                Files.deleteIfExists(entry.document().file());
+            }
+        }
         if (counter(entry.sinkId()).decrementAndGet() <= 0) {
             waitingSince.remove(entry.sinkId());
         }

@@ -106,9 +106,17 @@ public final class SpoolInventory {
     }
 
     private static long messages(Path directory) throws IOException {
+        long messages = 0;
         try (Stream<Path> files = Files.list(directory)) {
-            return files.filter(f -> f.getFileName().toString().endsWith(".json")
-                    && !f.getFileName().toString().startsWith(".")).count();
+            for (Path file : files.filter(f -> !f.getFileName().toString().startsWith(".")).toList()) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(".json")) {
+                    messages++;
+                } else if (name.endsWith(SpoolDocument.SUFFIX)) {
+                    messages += SpoolDocument.messages(Files.readAllBytes(file)).size();
+                }
+            }
         }
+        return messages;
     }
 }

@@ -101,20 +101,21 @@ class DispatcherTest {
         Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true, false, 4);
         Spool spool = new Spool(root);
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), spool);
-        List<OutboundEvent> outbox = java.util.stream.LongStream.rangeClosed(1, 20)
+        // Fewer than a spool document's worth: a file per message (SpoolDocumentTest has the documents).
+        List<OutboundEvent> outbox = java.util.stream.LongStream.rangeClosed(1, SpoolDocument.MIN_MESSAGES - 1)
                 .mapToObj(seq -> event(seq, "Scheduled", "E" + seq)).toList();
         List<SpoolEntry> written = dispatcher.spool(outbox);
         byte[] third = Files.readAllBytes(written.get(2).file());
-        for (SpoolEntry delivered : written.subList(0, 5)) {
+        for (SpoolEntry delivered : written.subList(0, 4)) {
             Files.delete(delivered.file());
         }
 
         dispatcher.makeDurable(written);
 
-        assertThat(files(root.resolve("a"))).hasSize(15);
+        assertThat(files(root.resolve("a"))).hasSize(outbox.size() - 4);
         List<SpoolEntry> again = dispatcher.spool(outbox);
         assertThat(again).isEqualTo(written);
-        assertThat(files(root.resolve("a"))).hasSize(20);
+        assertThat(files(root.resolve("a"))).hasSize(outbox.size());
         assertThat(Files.readAllBytes(written.get(2).file())).isEqualTo(third);
     }
 
@@ -161,26 +162,28 @@ class DispatcherTest {
     }
 
     @Test
-    @DisplayName("one file of a big document that cannot be written fails the whole spooling, and spooling the "
+    @DisplayName("one file of a document that cannot be written fails the whole spooling, and spooling the "
             + "outbox again once it can be written stores each message once")
     void aFailedWriteInABigDocument() throws IOException {
         Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
         Spool spool = new Spool(root);
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), spool);
-        Path blocker = Files.createDirectories(root.resolve("a").resolve(".0000000000000000050.json.tmp").resolve("x"));
-        List<OutboundEvent> outbox = java.util.stream.LongStream.rangeClosed(1, 100)
+        Path blocker = Files.createDirectories(root.resolve("a").resolve(".0000000000000000005.json.tmp").resolve("x"));
+        // Fewer than a spool document's worth: a file per message.
+        int messages = SpoolDocument.MIN_MESSAGES - 1;
+        List<OutboundEvent> outbox = java.util.stream.LongStream.rangeClosed(1, messages)
                 .mapToObj(seq -> event(seq, "Scheduled", "E" + seq)).toList();
 
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> dispatcher.spool(outbox))
                 .isInstanceOf(io.github.scheduledeventsbridge.state.StateWriteException.class);
-        assertThat(files(root.resolve("a"))).contains("0000000000000000049.json")
-                .doesNotContain("0000000000000000050.json").allMatch(name -> !name.endsWith(".tmp") || name.contains("050"));
+        assertThat(files(root.resolve("a"))).contains("0000000000000000004.json")
+                .doesNotContain("0000000000000000005.json").allMatch(name -> !name.endsWith(".tmp") || name.contains("005"));
 
         Files.delete(blocker);
         Files.delete(blocker.getParent());
-        assertThat(dispatcher.spool(outbox)).hasSize(100);
-        assertThat(files(root.resolve("a"))).hasSize(100);
-        assertThat(spool.depth("a")).isEqualTo(100);
+        assertThat(dispatcher.spool(outbox)).hasSize(messages);
+        assertThat(files(root.resolve("a"))).hasSize(messages);
+        assertThat(spool.depth("a")).isEqualTo(messages);
     }
 
     @Test

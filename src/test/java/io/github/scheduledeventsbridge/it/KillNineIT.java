@@ -67,7 +67,47 @@ class KillNineIT {
             return 0;
         }
         try (Stream<Path> files = Files.walk(spool)) {
-            return files.filter(f -> f.getFileName().toString().matches("\\d{19}\\.json")).count();
+            return files.filter(f -> f.getFileName().toString().matches("\\d{19}\\.jsonl?")).count();
+        }
+    }
+
+    @Test
+    void killedWhileSendingABigDocumentThenRestartedLosesNothing() throws Exception {
+        // A document of 300 new events: one spool document (SpoolDocument), killed while its lanes send it.
+        List<String> ids = java.util.stream.IntStream.range(0, 300)
+                .mapToObj(i -> String.format("DDDDDDDD-0000-0000-0000-%012d", i)).toList();
+        imds.serve(Docs.document(2, ids.stream().map(id -> Docs.scheduled(id, "Reboot", NOT_BEFORE, "vm-1"))
+                .toArray(String[]::new)));
+        webhook.answerAfter(Duration.ofMillis(5));
+        try (AgentProcess first = agent()) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 20);
+            first.kill9();
+        }
+        assertThat(documents()).as("the rest waits in one spool document").hasSize(1);
+        assertThat(webhook.delivered().size()).isLessThan(300);
+
+        // While it is dead, every event starts: each one's Started must follow its Scheduled.
+        imds.serve(Docs.document(3, ids.stream().map(id -> Docs.started(id, "Reboot", "vm-1")).toArray(String[]::new)));
+        webhook.answerAfter(Duration.ZERO);
+        Set<String> expected = new TreeSet<>();
+        ids.forEach(id -> expected.addAll(List.of(id + "/Scheduled", id + "/Started")));
+        try (AgentProcess second = agent()) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> delivered().containsAll(expected));
+            await().atMost(Duration.ofSeconds(20)).until(() -> spooled() == 0);
+        }
+        assertThat(delivered()).as("nothing lost, nothing invented").isEqualTo(expected);
+        Map<String, Set<String>> idsPerTransition = webhook.delivered().stream().collect(Collectors.groupingBy(
+                r -> r.eventId() + "/" + r.transition(), Collectors.mapping(WebhookReceiver.Request::id, Collectors.toSet())));
+        assertThat(idsPerTransition.values()).as("replayed with the same ids").allMatch(set -> set.size() == 1);
+        for (String id : ids) {
+            assertThat(webhook.transitionsOf(id).stream().distinct().toList()).as(id).containsExactly("Scheduled", "Started");
+        }
+        assertThat(webhook.delivered()).allMatch(WebhookReceiver.Request::signatureValid);
+    }
+
+    private List<Path> documents() throws IOException {
+        try (Stream<Path> files = Files.walk(work.resolve("state").resolve("spool"))) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".jsonl")).toList();
         }
     }
 
