@@ -49,7 +49,7 @@ public final class DeadLetters {
             // One message of a spool document: a file of its own here (<document>.jsonl.<line>.json), on
             // disk before the document may go.
             target = directory.resolve(file.getFileName() + "." + entry.index() + ".json");
-            AtomicFiles.write(target, Spool.message(entry), true);
+            AtomicFiles.write(target, SpoolDocument.message(entry), true);
         } else {
             target = directory.resolve(file.getFileName());
             try {

@@ -24,8 +24,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Undelivered messages, one directory per sink, one file per message, named by sequence number so
- * that the directory listing is the delivery order. A file is deleted only after its sink confirmed
+ * Undelivered messages, one directory per sink, one file per message ({@link SpoolDocument}: one file for many
+ * messages of one document), named by sequence number so that the directory listing is the delivery order. A file is deleted only after its sink confirmed
  * delivery; storing is idempotent (same sequence, same bytes), so spooling an outbox twice after a
  * crash cannot duplicate a message, and it never replaces a different message.
  */
@@ -42,8 +42,7 @@ public final class Spool implements SpoolMXBean {
     private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
     private final Clock clock;
     /** Threads that force the files of a big document to disk (a thread mostly waits for the disk). */
-    static final int FORCERS = 8;
-    private java.util.concurrent.ExecutorService forcerPool;
+    private final SpoolForcer forcer = new SpoolForcer();
 
     public Spool(Path root) {
         this(root, Clock.systemUTC());
@@ -131,47 +130,7 @@ public final class Spool implements SpoolMXBean {
         if (created && counter(sink.id()).getAndAdd(payloads.size()) == 0) {
             waitingSince.put(sink.id(), clock.instant());
         }
-        SpoolDocument document = new SpoolDocument(file, payloads.size());
-        List<SpoolEntry> entries = new java.util.ArrayList<>(payloads.size());
-        long offset = 0;
-        for (int i = 0; i < payloads.size(); i++) {
-            byte[] payload = payloads.get(i);
-            entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventIds.get(i)), file, document, i, offset,
-                    payload.length, payload));
-            offset += payload.length + 1;
-        }
-        return entries;
-    }
-
-    /** A spool document's messages as written (not held in memory: read by {@link #message} when sent). */
-    private static List<SpoolEntry> documentEntries(Sink sink, Path file) throws IOException {
-        byte[] content = Files.readAllBytes(file);
-        List<int[]> lines = SpoolDocument.lines(content);
-        SpoolDocument document = new SpoolDocument(file, lines.size());
-        List<SpoolEntry> entries = new java.util.ArrayList<>(lines.size());
-        for (int i = 0; i < lines.size(); i++) {
-            int[] line = lines.get(i);
-            String eventId = sink.lanes() == 1 ? null : eventIdIn(Arrays.copyOfRange(content, line[0], line[1]));
-            entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventId), file, document, i, line[0],
-                    line[1] - line[0], null));
-        }
-        return entries;
-    }
-
-    /** A spool document's message: the bytes it was written with, or read from its line of the file. */
-    public static byte[] message(SpoolEntry entry) throws IOException {
-        if (entry.payload() != null) {
-            return entry.payload();
-        }
-        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(entry.length());
-        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(entry.file())) {
-            while (buffer.hasRemaining()) {
-                if (channel.read(buffer, entry.offset() + buffer.position()) < 0) {
-                    throw new java.io.EOFException(entry.file() + " ends before line " + entry.index());
-                }
-            }
-        }
-        return buffer.array();
+        return SpoolDocument.written(sink, file, eventIds, payloads);
     }
 
     private static boolean isJson(byte[] content) {
@@ -183,67 +142,11 @@ public final class Spool implements SpoolMXBean {
     }
 
     /**
-     * Forces written messages to disk, then their directories (their names), the files on the fsync threads
-     * when there are many (a thread mostly waits for the disk, and waiting fsyncs share the disk's flushes).
-     * A file a lane has delivered (deleted) or moved meanwhile needs nothing more. Returns when all are done,
-     * or with the first failure once no fsync thread is working on them any more.
+     * Forces written messages to disk, then their directories (their names): see {@link SpoolForcer}. A spool
+     * document's messages share one file.
      */
     public void force(List<SpoolEntry> entries) throws IOException {
-        IOException failure = null;
-        // A spool document's messages share one file.
-        List<Path> files = entries.stream().map(SpoolEntry::file).distinct().toList();
-        if (files.size() <= 2) {
-            for (Path file : files) {
-                forceUnlessGone(file);
-            }
-        } else {
-            List<java.util.concurrent.Future<?>> forced = new java.util.ArrayList<>();
-            for (Path file : files) {
-                forced.add(forcerPool().submit(() -> {
-                    forceUnlessGone(file);
-                    return null;
-                }));
-            }
-            failure = awaitAll(forced);
-        }
-        if (failure != null) {
-            throw failure;
-        }
-        for (Path dir : files.stream().map(Path::getParent).distinct().toList()) {
-            AtomicFiles.force(dir);
-        }
-    }
-
-    private static void forceUnlessGone(Path file) throws IOException {
-        try {
-            AtomicFiles.force(file);
-        } catch (NoSuchFileException delivered) {
-            // Deleted by its lane (delivered) or moved to dead-letter/ (which forces it there).
-        }
-    }
-
-    private static IOException awaitAll(List<java.util.concurrent.Future<?>> futures) {
-        IOException failure = null;
-        boolean interrupted = false;
-        for (java.util.concurrent.Future<?> future : futures) {
-            while (true) {
-                try {
-                    future.get();
-                    break;
-                } catch (java.util.concurrent.ExecutionException e) {
-                    if (failure == null) {
-                        failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-                    }
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        return failure;
+        forcer.force(entries.stream().map(SpoolEntry::file).distinct().toList());
     }
 
     /**
@@ -270,19 +173,6 @@ public final class Spool implements SpoolMXBean {
         }
     }
 
-    /** A few daemon threads, created on the first big document only: idle agents do not pay for them. */
-    private synchronized java.util.concurrent.ExecutorService forcerPool() {
-        if (forcerPool == null) {
-            java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-            forcerPool = java.util.concurrent.Executors.newFixedThreadPool(FORCERS, r -> {
-                Thread t = new Thread(r, "spool-fsync-" + n.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            });
-        }
-        return forcerPool;
-    }
-
     /**
      * Pending messages of a sink, oldest first, each for the lane of its event (read from the file when the
      * sink has several lanes); a spool document's messages in its order, each with its bytes.
@@ -295,7 +185,7 @@ public final class Spool implements SpoolMXBean {
                     && (f.getFileName().toString().endsWith(".json")
                     || f.getFileName().toString().endsWith(SpoolDocument.SUFFIX))).sorted().toList()) {
                 if (f.getFileName().toString().endsWith(SpoolDocument.SUFFIX)) {
-                    entries.addAll(documentEntries(sink, f));
+                    entries.addAll(SpoolDocument.replayed(sink, f));
                 } else {
                     entries.add(new SpoolEntry(sink.id(), sink.lanes() == 1 ? sink.queue() : sink.queueFor(eventIdIn(f)), f));
                 }
@@ -319,7 +209,7 @@ public final class Spool implements SpoolMXBean {
         }
     }
 
-    private static String eventIdIn(byte[] message) {
+    static String eventIdIn(byte[] message) {
         try {
             return eventIdOf(MAPPER.readTree(message));
         } catch (IOException | RuntimeException unreadable) {
@@ -344,7 +234,7 @@ public final class Spool implements SpoolMXBean {
         SpoolEntry entry = exchange.getMessage().getBody(SpoolEntry.class);
         exchange.setProperty(ENTRY_PROPERTY, entry);
         if (entry.document() != null) {
-            exchange.getMessage().setBody(message(entry));
+            exchange.getMessage().setBody(SpoolDocument.message(entry));
             return;
         }
         try {

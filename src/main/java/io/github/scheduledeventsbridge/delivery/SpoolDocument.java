@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -99,5 +100,50 @@ public final class SpoolDocument {
         } catch (IOException | RuntimeException cutShort) {
             return false;
         }
+    }
+
+    /** The entries of a document just written: each with its bytes, for its event's lane. */
+    static List<SpoolEntry> written(Sink sink, Path file, List<String> eventIds, List<byte[]> payloads) {
+        SpoolDocument document = new SpoolDocument(file, payloads.size());
+        List<SpoolEntry> entries = new ArrayList<>(payloads.size());
+        long offset = 0;
+        for (int i = 0; i < payloads.size(); i++) {
+            byte[] payload = payloads.get(i);
+            entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventIds.get(i)), file, document, i, offset,
+                    payload.length, payload));
+            offset += payload.length + 1;
+        }
+        return entries;
+    }
+
+    /** A spool document's messages as written (not held in memory: read by {@link #message} when sent). */
+    static List<SpoolEntry> replayed(Sink sink, Path file) throws IOException {
+        byte[] content = Files.readAllBytes(file);
+        List<int[]> lines = lines(content);
+        SpoolDocument document = new SpoolDocument(file, lines.size());
+        List<SpoolEntry> entries = new ArrayList<>(lines.size());
+        for (int i = 0; i < lines.size(); i++) {
+            int[] line = lines.get(i);
+            String eventId = sink.lanes() == 1 ? null : Spool.eventIdIn(Arrays.copyOfRange(content, line[0], line[1]));
+            entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventId), file, document, i, line[0],
+                    line[1] - line[0], null));
+        }
+        return entries;
+    }
+
+    /** A spool document's message: the bytes it was written with, or read from its line of the file. */
+    static byte[] message(SpoolEntry entry) throws IOException {
+        if (entry.payload() != null) {
+            return entry.payload();
+        }
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(entry.length());
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(entry.file())) {
+            while (buffer.hasRemaining()) {
+                if (channel.read(buffer, entry.offset() + buffer.position()) < 0) {
+                    throw new java.io.EOFException(entry.file() + " ends before line " + entry.index());
+                }
+            }
+        }
+        return buffer.array();
     }
 }

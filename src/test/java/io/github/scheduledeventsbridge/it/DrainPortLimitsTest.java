@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge.it;
 import io.github.scheduledeventsbridge.action.DrainSignal;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.RawSockets;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -104,13 +105,10 @@ class DrainPortLimitsTest {
         assertThat(exchange(port, PROBE, PROBE_PATIENCE)).startsWith("HTTP/1.1 200");
     }
 
-    /** A connection that sends {@code start} and then nothing more. */
+    /** A connection that sends {@code start} and then nothing more, closed after the test. */
     private Socket stall(String start) throws IOException {
-        Socket socket = new Socket();
+        Socket socket = RawSockets.stall(port, start);
         clients.add(socket);
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-        socket.getOutputStream().write(start.getBytes(StandardCharsets.US_ASCII));
-        socket.getOutputStream().flush();
         return socket;
     }
 }

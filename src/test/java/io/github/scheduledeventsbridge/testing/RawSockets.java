@@ -37,6 +37,20 @@ public final class RawSockets {
         return text.toString();
     }
 
+    /** A new connection to {@code port} on loopback that sends {@code start} and then nothing more. */
+    public static Socket stall(int port, String start) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            socket.getOutputStream().write(start.getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            return socket;
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
     /**
      * Sends {@code request} on a new connection and reads the answer to its end; a connection or an answer that
      * takes longer than {@code within} throws ({@link java.net.SocketTimeoutException}).
