@@ -71,7 +71,10 @@ class ManagementPortLimitsTest {
         }
         // Without the cap Jetty kept all 48 for its 30 s idle timeout, one descriptor each.
         await().atMost(Duration.ofSeconds(10)).until(() -> stillOpen(clients) <= CAP);
-        assertThat(stillOpen(clients.subList(0, 2 * CAP))).as("the oldest ones closed").isZero();
+        // Jetty opens accepted connections on pool threads, so "oldest" is by a few places at most: the first CAP are
+        // gone, the newest one stays.
+        assertThat(stillOpen(clients.subList(0, CAP))).as("the oldest ones closed").isZero();
+        assertThat(stillOpen(clients.subList(clients.size() - 1, clients.size()))).as("the newest one kept").isOne();
         assertThat(exchange(port, PROBE, PROBE_PATIENCE)).startsWith("HTTP/1.1 200");
     }
 
