@@ -12,8 +12,8 @@ import java.util.List;
 
 /**
  * Copies each recorded transition into the spool of every sink whose filter accepts it: one file per
- * transition, one spool document per dispatch when a sink is given many, or for a batched sink one file per dispatch (named after its first transition, so the
- * same outbox always lands in the same file).
+ * transition, one spool document per dispatch when a sink is given many, or for a batched sink one file per
+ * dispatch (named after its first transition, so the same outbox always lands in the same file).
  */
 public final class Dispatcher {
 

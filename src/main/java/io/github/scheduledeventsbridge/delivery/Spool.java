@@ -25,8 +25,8 @@ import java.util.stream.Stream;
 
 /**
  * Undelivered messages, one directory per sink, one file per message ({@link SpoolDocument}: one file for many
- * messages of one document), named by sequence number so that the directory listing is the delivery order. A file is deleted only after its sink confirmed
- * delivery; storing is idempotent (same sequence, same bytes), so spooling an outbox twice after a
+ * messages of one document), named by sequence number so that the directory listing is the delivery order. A
+ * file is deleted only after its sink confirmed delivery; storing is idempotent (same sequence, same bytes), so spooling an outbox twice after a
  * crash cannot duplicate a message, and it never replaces a different message.
  */
 public final class Spool implements SpoolMXBean {
@@ -181,9 +181,7 @@ public final class Spool implements SpoolMXBean {
         Path dir = directory(sink.id());
         try (Stream<Path> files = Files.list(dir)) {
             List<SpoolEntry> entries = new java.util.ArrayList<>();
-            for (Path f : files.filter(f -> !f.getFileName().toString().startsWith(".")
-                    && (f.getFileName().toString().endsWith(".json")
-                    || f.getFileName().toString().endsWith(SpoolDocument.SUFFIX))).sorted().toList()) {
+            for (Path f : files.filter(Spool::isSpooled).sorted().toList()) {
                 if (f.getFileName().toString().endsWith(SpoolDocument.SUFFIX)) {
                     entries.addAll(SpoolDocument.replayed(sink, f));
                 } else {
@@ -199,6 +197,12 @@ public final class Spool implements SpoolMXBean {
     }
 
     private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** A message file or a spool document (not a temporary file, not the dead-letter directory). */
+    private static boolean isSpooled(Path file) {
+        String name = file.getFileName().toString();
+        return !name.startsWith(".") && (name.endsWith(".json") || name.endsWith(SpoolDocument.SUFFIX));
+    }
 
     /** The EventId a spooled CloudEvent is about, or null (unreadable: its lane will dead-letter it). */
     static String eventIdIn(Path file) {
