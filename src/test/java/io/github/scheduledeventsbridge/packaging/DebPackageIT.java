@@ -39,7 +39,7 @@ class DebPackageIT {
     private static final String OPT = "opt/scheduled-events-bridge";
     private static final String CONF = "etc/scheduled-events-bridge/bridge.properties";
     private static final String UNIT = "lib/systemd/system/scheduled-events-bridge.service";
-    private static final String JVM_OPTIONS = OPT + "/jvm.options";
+    private static final String JVM_OPTIONS = "etc/scheduled-events-bridge/jvm.options";
 
     @TempDir
     Path dir;
@@ -111,6 +111,7 @@ class DebPackageIT {
             assertThat(Files.readString(control.resolve(script)))
                     .as(script).startsWith("#!/bin/sh").contains("set -e", "$DPKG_ROOT", "[ -d /run/systemd/system ]");
         }
+        assertThat(Files.readString(control.resolve("preinst"))).startsWith("#!/bin/sh").contains("set -e", "mv_conffile");
         assertThat(Files.readString(control.resolve("postrm")))
                 .as("state is deleted on purge only").containsPattern("(?s)if \\[ \"\\$1\" = purge \\]; then.*var/lib/scheduled-events-bridge");
 
@@ -165,9 +166,7 @@ class DebPackageIT {
         // Remove: the program goes (the postinst's archive too), configuration (the JVM options too) and state stay.
         dpkg(root, "-r", "scheduled-events-bridge");
         assertThat(dpkg(root, "-s", "scheduled-events-bridge")).contains("Status: deinstall ok config-files");
-        try (Stream<Path> left = Files.list(root.resolve(OPT))) {
-            assertThat(left.toList()).containsExactly(root.resolve(JVM_OPTIONS));
-        }
+        assertThat(root.resolve(OPT)).doesNotExist();
         assertThat(root.resolve(JVM_OPTIONS)).hasContent(tuned);
         assertThat(root.resolve(UNIT)).doesNotExist();
         assertThat(Files.readString(root.resolve(CONF))).isEqualTo(edited);
@@ -180,6 +179,50 @@ class DebPackageIT {
         assertThat(root.resolve(OPT)).doesNotExist();
         assertThat(root.resolve("var/lib/scheduled-events-bridge")).doesNotExist();
         assertThat(dir.resolve("systemctl-calls")).as("systemctl called under DPKG_ROOT").doesNotExist();
+    }
+
+    /**
+     * Earlier builds installed the JVM options as a conffile under /opt: upgrading from one moves an operator's edited
+     * copy to /etc (the new default kept beside it as jvm.options.dpkg-new) and replaces an unedited one.
+     */
+    @Test
+    void anUpgradeFromABuildWithTheJvmOptionsUnderOptMovesTheOperatorsEditToEtc() throws Exception {
+        Path deb = artifact("scheduled-events-bridge_*_amd64.deb");
+        Path oldBuild = oldLayoutBuild();
+        String tuned = Files.readString(JvmOptions.FILE) + "# the operator's\n-Xmx128m\n";
+        for (boolean edited : List.of(true, false)) {
+            Path root = freshRoot(dir.resolve(edited ? "edited" : "unedited"));
+            dpkg(root, "-i", oldBuild.toString());
+            assertThat(root.resolve(OPT + "/jvm.options")).hasSameTextualContentAs(JvmOptions.FILE);
+            if (edited) {
+                Files.writeString(root.resolve(OPT + "/jvm.options"), tuned);
+            }
+            assertThat(dpkg(root, "-i", deb.toString())).contains("Setting up scheduled-events-bridge (" + DEB_VERSION + ")");
+            assertThat(root.resolve(OPT + "/jvm.options")).doesNotExist();
+            if (edited) {
+                assertThat(root.resolve(JVM_OPTIONS)).hasContent(tuned);
+                assertThat(root.resolve(JVM_OPTIONS + ".dpkg-new")).hasSameTextualContentAs(JvmOptions.FILE);
+            } else {
+                assertThat(root.resolve(JVM_OPTIONS)).hasSameTextualContentAs(JvmOptions.FILE);
+                assertThat(root.resolve(JVM_OPTIONS + ".dpkg-new")).doesNotExist();
+            }
+            // The old name may stay in dpkg's database, marked obsolete, but no longer as a conffile of the package.
+            assertThat(dpkg(root, "-s", "scheduled-events-bridge")).containsPattern(" /" + JVM_OPTIONS + " [0-9a-f]{32}\n")
+                    .doesNotContainPattern(" /" + OPT + "/jvm.options [0-9a-f]{32}\n");
+        }
+    }
+
+    /** A stand-in for a build before the move: the package at an older version, its JVM options a conffile in /opt. */
+    private Path oldLayoutBuild() throws Exception {
+        Path tree = dir.resolve("old-build");
+        Files.createDirectories(tree.resolve("DEBIAN"));
+        Files.writeString(tree.resolve("DEBIAN/control"), "Package: scheduled-events-bridge\nVersion: 0.0.9\n"
+                + "Architecture: amd64\nMaintainer: test <test@example.com>\nDescription: the layout before the move\n");
+        Files.writeString(tree.resolve("DEBIAN/conffiles"), "/" + OPT + "/jvm.options\n");
+        Files.copy(JvmOptions.FILE, Files.createDirectories(tree.resolve(OPT)).resolve("jvm.options"));
+        Path deb = dir.resolve("scheduled-events-bridge_0.0.9_amd64.deb");
+        run("dpkg-deb", "--root-owner-group", "--build", tree.toString(), deb.toString());
+        return deb;
     }
 
     /**

@@ -70,7 +70,7 @@ class PackagingLintTest {
 
     @Test
     void theUnitRunsTheBundledRuntimeWithTheConfigurationFile() throws Exception {
-        assertThat(Files.readString(UNIT)).contains("ExecStart=/opt/scheduled-events-bridge/runtime/bin/java @/opt/scheduled-events-bridge/jvm.options ",
+        assertThat(Files.readString(UNIT)).contains("ExecStart=/opt/scheduled-events-bridge/runtime/bin/java @/etc/scheduled-events-bridge/jvm.options ",
                 "-Dbridge.config=/etc/scheduled-events-bridge/bridge.properties",
                 "-jar /opt/scheduled-events-bridge/scheduled-events-bridge.jar",
                 "EnvironmentFile=-/etc/scheduled-events-bridge/environment");
@@ -143,7 +143,7 @@ class PackagingLintTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "Dockerfile                                        | \"java\", \"@/opt/scheduled-events-bridge/jvm.options\"",
-            "packaging/systemd/scheduled-events-bridge.service | java @/opt/scheduled-events-bridge/jvm.options ",
+            "packaging/systemd/scheduled-events-bridge.service | java @/etc/scheduled-events-bridge/jvm.options ",
             "bin/create-cds-archive                            | exec \"$java\" \"@$jvm_options\" ",
             "bin/try-on-simulator                              | java @packaging/jvm.options ",
             "bench/benchlib.py                                 | os.path.join(REPO, \"packaging\", \"jvm.options\")",
@@ -169,8 +169,10 @@ class PackagingLintTest {
     }
 
     /**
-     * bin/create-cds-archive as installed (bin/ next to jvm.options) and with JVM_OPTIONS: a flag the JVM refuses, in
-     * the file it should read, stops the training run at once, which shows that it read that file.
+     * bin/create-cds-archive as the .deb and the .tar.gz install it (runtime/ beside bin/: the options in
+     * /etc/scheduled-events-bridge, under DPKG_ROOT here), as the Dockerfile does (bin/ next to jvm.options), in the
+     * repository and with JVM_OPTIONS: a flag the JVM refuses, in the file it should read, stops the training run at
+     * once, which shows that it read that file.
      */
     @Test
     void theCdsTrainingRunReadsTheJvmOptionsNextToItOrFromJvmOptions(@TempDir Path opt) throws Exception {
@@ -186,6 +188,17 @@ class PackagingLintTest {
         }
         Files.writeString(opt.resolve("jvm.options"), "# installed\n-XX:+NextToTheScript\n");
         assertThat(training(script, jar, Map.of())).contains("Unrecognized VM option 'NextToTheScript'");
+        // Installed with its runtime: /etc/scheduled-events-bridge/jvm.options, the file the unit reads.
+        Files.createDirectories(opt.resolve("runtime"));
+        Path root = Files.createDirectories(opt.resolve("root/etc/scheduled-events-bridge"));
+        Files.writeString(root.resolve("jvm.options"), "-XX:+InEtc\n");
+        assertThat(training(script, jar, Map.of("DPKG_ROOT", opt.resolve("root").toString())))
+                .contains("Unrecognized VM option 'InEtc'");
+        // ... unless there is none there (the .tar.gz before INSTALL.md's cp): the shipped one next to bin/ again.
+        Files.delete(root.resolve("jvm.options"));
+        assertThat(training(script, jar, Map.of("DPKG_ROOT", opt.resolve("root").toString())))
+                .contains("Unrecognized VM option 'NextToTheScript'");
+        Files.delete(opt.resolve("runtime"));
         Path other = Files.writeString(opt.resolve("other.options"), "-XX:+FromTheEnvironment\n");
         assertThat(training(script, jar, Map.of("JVM_OPTIONS", other.toString())))
                 .contains("Unrecognized VM option 'FromTheEnvironment'");
