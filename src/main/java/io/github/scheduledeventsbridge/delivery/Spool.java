@@ -191,7 +191,7 @@ public final class Spool implements SpoolMXBean {
                     documents.add(document);
                     entries.addAll(document);
                 } else {
-                    entries.add(new SpoolEntry(sink.id(), sink.lanes() == 1 ? sink.queue() : sink.queueFor(eventIdIn(f)), f));
+                    entries.add(new SpoolEntry(sink.id(), sink.lanes() == 1 ? sink.queue() : sink.queueFor(EventIds.in(f)), f));
                 }
             }
             counter(sink.id()).set(entries.size());
@@ -208,32 +208,6 @@ public final class Spool implements SpoolMXBean {
     private static boolean isSpooled(Path file) {
         String name = file.getFileName().toString();
         return !name.startsWith(".") && (name.endsWith(".json") || name.endsWith(SpoolDocument.SUFFIX));
-    }
-
-    /** The EventId a spooled CloudEvent is about, or null (unreadable: its lane will dead-letter it). */
-    static String eventIdIn(Path file) {
-        try {
-            return eventIdIn(Files.readAllBytes(file));
-        } catch (IOException unreadable) {
-            return null;
-        }
-    }
-
-    static String eventIdIn(byte[] message) {
-        try {
-            return eventIdOf(MAPPER.readTree(message));
-        } catch (IOException | RuntimeException unreadable) {
-            return null;
-        }
-    }
-
-    /** The EventId a CloudEvent is about ({@code data.eventId}, else its {@code subject}), or null. */
-    public static String eventIdOf(com.fasterxml.jackson.databind.JsonNode cloudEvent) {
-        if (cloudEvent == null) {
-            return null;
-        }
-        String eventId = cloudEvent.path("data").path("eventId").asText("");
-        return eventId.isBlank() ? cloudEvent.path("subject").asText(null) : eventId;
     }
 
     /**

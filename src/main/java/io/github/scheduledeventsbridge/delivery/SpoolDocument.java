@@ -184,7 +184,7 @@ public final class SpoolDocument {
         List<SpoolEntry> entries = new ArrayList<>(lines.size());
         for (int i = 0; i < lines.size(); i++) {
             int[] line = lines.get(i);
-            String eventId = sink.lanes() == 1 ? null : Spool.eventIdIn(Arrays.copyOfRange(content, line[0], line[1]));
+            String eventId = sink.lanes() == 1 ? null : EventIds.in(Arrays.copyOfRange(content, line[0], line[1]));
             entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventId), file, document, i, line[0],
                     line[1] - line[0], null));
         }
