@@ -76,6 +76,12 @@ class SpoolDocumentTest {
         return exchange;
     }
 
+    /** The outbox spooled, then the agent started again: a new Spool, which reads the documents back when asked. */
+    private Spool restartedAfterSpooling(List<OutboundEvent> outbox) {
+        new Dispatcher(new SinkRegistry(List.of(lanes)), new Spool(root)).spool(outbox);
+        return new Spool(root);
+    }
+
     private void settle(Spool spool, SpoolEntry entry) throws IOException {
         spool.delivered(loaded(spool, entry));
     }
@@ -185,8 +191,7 @@ class SpoolDocumentTest {
             + "the document goes once the others are delivered")
     void deadLetterFromADocument() throws IOException {
         List<OutboundEvent> outbox = events(1, 8);
-        new Dispatcher(new SinkRegistry(List.of(lanes)), new Spool(root)).spool(outbox);
-        Spool spool = new Spool(root);
+        Spool spool = restartedAfterSpooling(outbox);
         DeadLetters deadLetters = new DeadLetters(spool, Clock.systemUTC());
         List<SpoolEntry> entries = spool.pending(lanes);
 
@@ -216,8 +221,7 @@ class SpoolDocumentTest {
             + "the new file; a dead letter of a renumbered line gets a name of its own")
     void aStopKeepsOnlyTheWaitingMessages() throws IOException {
         List<OutboundEvent> outbox = events(1, 20);
-        new Dispatcher(new SinkRegistry(List.of(lanes)), new Spool(root)).spool(outbox);
-        Spool spool = new Spool(root);
+        Spool spool = restartedAfterSpooling(outbox);
         DeadLetters deadLetters = new DeadLetters(spool, Clock.systemUTC());
         List<SpoolEntry> entries = spool.pending(lanes);
         for (int i : new int[]{0, 1, 2, 5, 19}) {
@@ -260,10 +264,9 @@ class SpoolDocumentTest {
     @DisplayName("at a stop a document none of whose messages left stays as it is; one that cannot be rewritten (no "
             + "room for the temporary file) stays whole and readable, and is rewritten at a later stop")
     void aStopThatChangesNothingOrCannotWrite() throws IOException {
-        new Dispatcher(new SinkRegistry(List.of(lanes)), new Spool(root)).spool(events(1, 10));
+        Spool spool = restartedAfterSpooling(events(1, 10));
         Path file = root.resolve("w").resolve("0000000000000000010.jsonl");
         byte[] whole = Files.readAllBytes(file);
-        Spool spool = new Spool(root);
         List<SpoolEntry> entries = spool.pending(lanes);
 
         spool.keepOnlyWaitingDocuments();
