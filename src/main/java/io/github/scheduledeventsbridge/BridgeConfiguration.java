@@ -108,12 +108,14 @@ public class BridgeConfiguration implements CamelConfiguration {
         OutageLog outageLog = new OutageLog(OutageLog.Settings.read(new io.github.scheduledeventsbridge.config.SettingsReader(
                 key -> properties.resolveProperty(key).orElse(null))), sinks, spool, pollBackoff, clock);
         registry.bind("outageLog", outageLog);
-        // Its summaries tick with the context; once the routes stopped, one line per sink counts what stays in the spool.
+        // Its summaries tick with the context; once the routes stopped, one line per sink counts what stays in the spool,
+        // and spool documents keep only their messages still waiting (a graceful stop: no lane sends any more).
         context.addService(outageLog, true, true);
         context.getManagementStrategy().addEventNotifier(new org.apache.camel.support.SimpleEventNotifierSupport() {
             @Override
             public void notify(org.apache.camel.spi.CamelEvent event) {
                 if (event instanceof org.apache.camel.spi.CamelEvent.CamelContextRoutesStoppedEvent) {
+                    spool.keepOnlyWaitingDocuments();
                     outageLog.reportBacklog();
                 }
             }

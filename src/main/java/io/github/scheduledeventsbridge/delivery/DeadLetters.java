@@ -49,7 +49,13 @@ public final class DeadLetters {
             // One message of a spool document: a file of its own here (<document>.jsonl.<line>.json), on
             // disk before the document may go.
             target = directory.resolve(file.getFileName() + "." + entry.index() + ".json");
-            AtomicFiles.write(target, SpoolDocument.message(entry), true);
+            byte[] message = SpoolDocument.message(entry);
+            // A stop that kept only the waiting lines (SpoolDocument#keepOnlyWaiting) numbered them again: the
+            // dead letter of another line of this document may have the name already.
+            for (int n = 2; Files.exists(target) && !java.util.Arrays.equals(Files.readAllBytes(target), message); n++) {
+                target = directory.resolve(file.getFileName() + "." + entry.index() + "-" + n + ".json");
+            }
+            AtomicFiles.write(target, message, true);
         } else {
             target = directory.resolve(file.getFileName());
             try {

@@ -85,14 +85,14 @@ public final class Dispatcher {
                 List<String> eventIds = new ArrayList<>(accepted.size());
                 List<byte[]> payloads = new ArrayList<>(accepted.size());
                 for (OutboundEvent event : accepted) {
-                    eventIds.add(Spool.eventIdOf(event.cloudEvent()));
+                    eventIds.add(EventIds.of(event.cloudEvent()));
                     payloads.add(MAPPER.writeValueAsBytes(event.cloudEvent()));
                 }
                 entries.addAll(spool.writeDocument(sink, accepted.get(accepted.size() - 1).seq(), eventIds, payloads));
             } else {
                 // Each sink's entries in sequence order: that is the order its lanes are given them.
                 for (OutboundEvent event : accepted) {
-                    entries.add(spool.write(sink, event.seq(), Spool.eventIdOf(event.cloudEvent()),
+                    entries.add(spool.write(sink, event.seq(), EventIds.of(event.cloudEvent()),
                             MAPPER.writeValueAsBytes(event.cloudEvent())));
                 }
             }

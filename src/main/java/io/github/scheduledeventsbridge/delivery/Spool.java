@@ -43,6 +43,7 @@ public final class Spool implements SpoolMXBean {
     private final Clock clock;
     /** Threads that force the files of a big document to disk (a thread mostly waits for the disk). */
     private final SpoolForcer forcer = new SpoolForcer();
+    private final WaitingDocuments documents = new WaitingDocuments();
 
     public Spool(Path root) {
         this(root, Clock.systemUTC());
@@ -119,18 +120,21 @@ public final class Spool implements SpoolMXBean {
             byte[] there = Files.readAllBytes(file);
             created = false;
             if (!Arrays.equals(there, content)) {
-                if (SpoolDocument.complete(there)) {
+                if (SpoolDocument.complete(there) && !SpoolDocument.partOf(there, payloads)) {
                     throw new FileAlreadyExistsException(file.toString(), null,
                             "holds other undelivered messages with sequence number " + lastSeq + "; not overwritten");
                 }
-                LOG.info("Spool file {} was cut short by a crash before it was on disk: written again", file);
+                LOG.info("Spool file {} holds part of this document (cut short by a crash, or left by a stop): written "
+                        + "whole again", file);
                 AtomicFiles.write(file, content, false);
             }
         }
         if (created && counter(sink.id()).getAndAdd(payloads.size()) == 0) {
             waitingSince.put(sink.id(), clock.instant());
         }
-        return SpoolDocument.written(sink, file, eventIds, payloads);
+        List<SpoolEntry> entries = SpoolDocument.written(sink, file, eventIds, payloads);
+        documents.add(entries);
+        return entries;
     }
 
     private static boolean isJson(byte[] content) {
@@ -183,9 +187,11 @@ public final class Spool implements SpoolMXBean {
             List<SpoolEntry> entries = new java.util.ArrayList<>();
             for (Path f : files.filter(Spool::isSpooled).sorted().toList()) {
                 if (f.getFileName().toString().endsWith(SpoolDocument.SUFFIX)) {
-                    entries.addAll(SpoolDocument.replayed(sink, f));
+                    List<SpoolEntry> document = SpoolDocument.replayed(sink, f);
+                    documents.add(document);
+                    entries.addAll(document);
                 } else {
-                    entries.add(new SpoolEntry(sink.id(), sink.lanes() == 1 ? sink.queue() : sink.queueFor(eventIdIn(f)), f));
+                    entries.add(new SpoolEntry(sink.id(), sink.lanes() == 1 ? sink.queue() : sink.queueFor(EventIds.in(f)), f));
                 }
             }
             counter(sink.id()).set(entries.size());
@@ -204,32 +210,6 @@ public final class Spool implements SpoolMXBean {
         return !name.startsWith(".") && (name.endsWith(".json") || name.endsWith(SpoolDocument.SUFFIX));
     }
 
-    /** The EventId a spooled CloudEvent is about, or null (unreadable: its lane will dead-letter it). */
-    static String eventIdIn(Path file) {
-        try {
-            return eventIdIn(Files.readAllBytes(file));
-        } catch (IOException unreadable) {
-            return null;
-        }
-    }
-
-    static String eventIdIn(byte[] message) {
-        try {
-            return eventIdOf(MAPPER.readTree(message));
-        } catch (IOException | RuntimeException unreadable) {
-            return null;
-        }
-    }
-
-    /** The EventId a CloudEvent is about ({@code data.eventId}, else its {@code subject}), or null. */
-    public static String eventIdOf(com.fasterxml.jackson.databind.JsonNode cloudEvent) {
-        if (cloudEvent == null) {
-            return null;
-        }
-        String eventId = cloudEvent.path("data").path("eventId").asText("");
-        return eventId.isBlank() ? cloudEvent.path("subject").asText(null) : eventId;
-    }
-
     /**
      * Route step: the body becomes the spooled bytes, and the entry is kept on the exchange for
      * {@link #delivered}. The body is null when the file is already gone (delivered before a restart).
@@ -237,14 +217,11 @@ public final class Spool implements SpoolMXBean {
     public void load(Exchange exchange) throws IOException {
         SpoolEntry entry = exchange.getMessage().getBody(SpoolEntry.class);
         exchange.setProperty(ENTRY_PROPERTY, entry);
-        if (entry.document() != null) {
-            exchange.getMessage().setBody(SpoolDocument.message(entry));
-            return;
-        }
         try {
-            exchange.getMessage().setBody(Files.readAllBytes(entry.file()));
+            exchange.getMessage().setBody(entry.document() != null ? SpoolDocument.message(entry)
+                    : Files.readAllBytes(entry.file()));
         } catch (NoSuchFileException gone) {
-            LOG.debug("Spool file {} already delivered", entry.file());
+            LOG.debug("Spool file {} already delivered (or its document rewritten at stop)", entry.file());
             exchange.getMessage().setBody(null);
         }
     }
@@ -272,11 +249,20 @@ public final class Spool implements SpoolMXBean {
             }
             if (waiting == 0) {
                 Files.deleteIfExists(entry.document().file());
+                documents.remove(entry.document());
             }
         }
         if (counter(entry.sinkId()).decrementAndGet() <= 0) {
             waitingSince.remove(entry.sinkId());
         }
+    }
+
+    /**
+     * Once the routes stopped (a graceful stop): each spool document keeps only its messages still waiting (see
+     * {@link WaitingDocuments}), so the next start does not send the delivered ones again.
+     */
+    public void keepOnlyWaitingDocuments() {
+        documents.keepOnlyWaiting();
     }
 
     /** Retries end only when the agent stops: the message is not lost, it waits on disk. */

@@ -1,10 +1,12 @@
 package io.github.scheduledeventsbridge.delivery;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.state.AtomicFiles;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,7 +16,8 @@ import java.util.List;
 /**
  * A spool file holding many messages of one sink, one CloudEvent per line (named {@code <last sequence>.jsonl}):
  * a big document costs one file, not one per message. It leaves the spool once every message in it was
- * delivered or dead-lettered; after a crash the whole file is sent again (duplicates, same ids, never losses).
+ * delivered or dead-lettered; a graceful stop keeps only the others in it ({@link #keepOnlyWaiting}), while after a
+ * crash the whole file is sent again (duplicates, same ids, never losses).
  */
 public final class SpoolDocument {
 
@@ -22,11 +25,15 @@ public final class SpoolDocument {
     static final int ALREADY_SETTLED = -1;
 
     private final Path file;
+    private final int messages;
     private final BitSet settled;
     private int undelivered;
+    /** The file holds only the messages that were waiting: its entries' offsets no longer point at their lines. */
+    private volatile boolean rewritten;
 
     SpoolDocument(Path file, int messages) {
         this.file = file;
+        this.messages = messages;
         this.settled = new BitSet(messages);
         this.undelivered = messages;
     }
@@ -45,6 +52,42 @@ public final class SpoolDocument {
         }
         settled.set(index);
         return --undelivered;
+    }
+
+    /**
+     * At a graceful stop: the file rewritten with only the messages still waiting, in their order (a temporary file
+     * forced, renamed over the same name, the directory forced: a crash meanwhile leaves the old file or the new one),
+     * so that the next start does not send the others again. A message being sent waits until its answer is in; one
+     * settled later counts against the new file (when it was the last, the file goes). Returns how many messages were
+     * left out: none when none has left yet, or when the file is not the one this document knows (kept whole).
+     */
+    synchronized int keepOnlyWaiting() throws IOException {
+        if (undelivered == 0) {
+            Files.deleteIfExists(file);
+            return 0;
+        }
+        if (settled.isEmpty()) {
+            return 0;
+        }
+        byte[] content = Files.readAllBytes(file);
+        List<int[]> lines = lines(content);
+        if (lines.size() != messages) {
+            return 0;
+        }
+        ByteArrayOutputStream waiting = new ByteArrayOutputStream(content.length);
+        for (int i = settled.nextClearBit(0); i < messages; i = settled.nextClearBit(i + 1)) {
+            waiting.write(content, lines.get(i)[0], lines.get(i)[1] - lines.get(i)[0]);
+            waiting.write('\n');
+        }
+        rewritten = true;
+        try {
+            AtomicFiles.write(file, waiting.toByteArray(), true);
+        } catch (IOException | RuntimeException notRenamed) {
+            rewritten = false;
+            throw notRenamed;
+        }
+        AtomicFiles.force(file.getParent());
+        return settled.cardinality();
     }
 
     /** A sink given at least this many messages by one document gets them in one spool document. */
@@ -80,6 +123,23 @@ public final class SpoolDocument {
             }
         }
         return lines;
+    }
+
+    /**
+     * Whether every message in a file's bytes is one of these, in their order: this document as a graceful stop left
+     * it ({@link #keepOnlyWaiting}), or cut short at the end of a line.
+     */
+    static boolean partOf(byte[] content, List<byte[]> messages) {
+        int next = 0;
+        for (byte[] line : messages(content)) {
+            while (next < messages.size() && !Arrays.equals(messages.get(next), line)) {
+                next++;
+            }
+            if (next++ == messages.size()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -124,7 +184,7 @@ public final class SpoolDocument {
         List<SpoolEntry> entries = new ArrayList<>(lines.size());
         for (int i = 0; i < lines.size(); i++) {
             int[] line = lines.get(i);
-            String eventId = sink.lanes() == 1 ? null : Spool.eventIdIn(Arrays.copyOfRange(content, line[0], line[1]));
+            String eventId = sink.lanes() == 1 ? null : EventIds.in(Arrays.copyOfRange(content, line[0], line[1]));
             entries.add(new SpoolEntry(sink.id(), sink.queueFor(eventId), file, document, i, line[0],
                     line[1] - line[0], null));
         }
@@ -138,6 +198,11 @@ public final class SpoolDocument {
         }
         java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(entry.length());
         try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(entry.file())) {
+            // Opened before the rename, the channel reads the old file; after it, the line is elsewhere.
+            if (entry.document().rewritten) {
+                throw new NoSuchFileException(entry.file().toString(), null, "rewritten at stop with only its waiting "
+                        + "messages: line " + entry.index() + ", if it was one, is sent after the next start");
+            }
             while (buffer.hasRemaining()) {
                 if (channel.read(buffer, entry.offset() + buffer.position()) < 0) {
                     throw new java.io.EOFException(entry.file() + " ends before line " + entry.index());

@@ -76,6 +76,12 @@ class SpoolDocumentTest {
         return exchange;
     }
 
+    /** The outbox spooled, then the agent started again: a new Spool, which reads the documents back when asked. */
+    private Spool restartedAfterSpooling(List<OutboundEvent> outbox) {
+        new Dispatcher(new SinkRegistry(List.of(lanes)), new Spool(root)).spool(outbox);
+        return new Spool(root);
+    }
+
     private void settle(Spool spool, SpoolEntry entry) throws IOException {
         spool.delivered(loaded(spool, entry));
     }
@@ -185,8 +191,7 @@ class SpoolDocumentTest {
             + "the document goes once the others are delivered")
     void deadLetterFromADocument() throws IOException {
         List<OutboundEvent> outbox = events(1, 8);
-        new Dispatcher(new SinkRegistry(List.of(lanes)), new Spool(root)).spool(outbox);
-        Spool spool = new Spool(root);
+        Spool spool = restartedAfterSpooling(outbox);
         DeadLetters deadLetters = new DeadLetters(spool, Clock.systemUTC());
         List<SpoolEntry> entries = spool.pending(lanes);
 
@@ -204,6 +209,100 @@ class SpoolDocumentTest {
         assertThat(spool.depth("w")).isZero();
         assertThat(deadLetters.count("w")).isEqualTo(1);
         assertThat(Spool.highestSequence(root)).as("numbering stays above dead letters too").isEqualTo(8);
+    }
+
+    private static List<String> ids(List<OutboundEvent> outbox, List<Integer> indexes) {
+        return indexes.stream().map(i -> outbox.get(i).id()).toList();
+    }
+
+    @Test
+    @DisplayName("a graceful stop rewrites a document under its name with only the messages still waiting, in order (one "
+            + "sent but not answered waits); the next start replays only those; an answer after the stop counts against "
+            + "the new file; a dead letter of a renumbered line gets a name of its own")
+    void aStopKeepsOnlyTheWaitingMessages() throws IOException {
+        List<OutboundEvent> outbox = events(1, 20);
+        Spool spool = restartedAfterSpooling(outbox);
+        DeadLetters deadLetters = new DeadLetters(spool, Clock.systemUTC());
+        List<SpoolEntry> entries = spool.pending(lanes);
+        for (int i : new int[]{0, 1, 2, 5, 19}) {
+            settle(spool, entries.get(i));
+        }
+        deadLetters.moveToDeadLetter(entries.get(4), new IllegalStateException("HTTP 410 Gone"));
+        Exchange inFlight = loaded(spool, entries.get(3));
+
+        spool.keepOnlyWaitingDocuments();
+
+        List<Integer> waiting = new java.util.ArrayList<>(List.of(3));
+        waiting.addAll(java.util.stream.IntStream.rangeClosed(6, 18).boxed().toList());
+        Path file = root.resolve("w").resolve("0000000000000000020.jsonl");
+        assertThat(files(root.resolve("w"))).containsExactly("0000000000000000020.jsonl", DeadLetters.DIRECTORY);
+        assertThat(SpoolDocument.messages(Files.readAllBytes(file))).extracting(m -> MAPPER.readTree(m).get("id").asText())
+                .containsExactlyElementsOf(ids(outbox, waiting));
+        assertThat(loaded(spool, entries.get(6)).getMessage().getBody()).as("its old line is not read in the new file")
+                .isNull();
+        Spool restarted = new Spool(root);
+        List<SpoolEntry> replayed = restarted.pending(lanes);
+        assertThat(replayed).extracting(e -> id(restarted, e)).containsExactlyElementsOf(ids(outbox, waiting));
+        assertThat(restarted.depth("w")).isEqualTo(14);
+
+        new DeadLetters(restarted, Clock.systemUTC()).moveToDeadLetter(replayed.get(4), new IllegalStateException("410"));
+        Path dead = root.resolve("w").resolve(DeadLetters.DIRECTORY);
+        assertThat(Files.readAllBytes(dead.resolve("0000000000000000020.jsonl.4.json")))
+                .isEqualTo(MAPPER.writeValueAsBytes(outbox.get(4).cloudEvent()));
+        assertThat(Files.readAllBytes(dead.resolve("0000000000000000020.jsonl.4-2.json")))
+                .isEqualTo(MAPPER.writeValueAsBytes(outbox.get(waiting.get(4)).cloudEvent()));
+
+        spool.delivered(inFlight);
+        assertThat(file).as("answered after the stop: one less waiting, the file stays").exists();
+        for (int i : waiting.subList(1, waiting.size())) {
+            settle(spool, entries.get(i));
+        }
+        assertThat(files(root.resolve("w"))).as("the last answer takes the file").containsExactly(DeadLetters.DIRECTORY);
+    }
+
+    @Test
+    @DisplayName("at a stop a document none of whose messages left stays as it is; one that cannot be rewritten (no "
+            + "room for the temporary file) stays whole and readable, and is rewritten at a later stop")
+    void aStopThatChangesNothingOrCannotWrite() throws IOException {
+        Spool spool = restartedAfterSpooling(events(1, 10));
+        Path file = root.resolve("w").resolve("0000000000000000010.jsonl");
+        byte[] whole = Files.readAllBytes(file);
+        List<SpoolEntry> entries = spool.pending(lanes);
+
+        spool.keepOnlyWaitingDocuments();
+        assertThat(Files.readAllBytes(file)).isEqualTo(whole);
+
+        settle(spool, entries.get(0));
+        Path blocker = Files.createDirectories(file.resolveSibling(".0000000000000000010.jsonl.tmp").resolve("blocker"));
+        spool.keepOnlyWaitingDocuments();
+        assertThat(Files.readAllBytes(file)).isEqualTo(whole);
+        assertThat(id(spool, entries.get(1))).isEqualTo("id-2");
+
+        Files.delete(blocker);
+        Files.delete(blocker.getParent());
+        spool.keepOnlyWaitingDocuments();
+        assertThat(SpoolDocument.messages(Files.readAllBytes(file))).hasSize(9);
+        assertThat(files(root.resolve("w"))).containsExactly("0000000000000000010.jsonl");
+    }
+
+    @Test
+    @DisplayName("an outbox spooled again after a stop rewrote its document (the stop came before the outbox was "
+            + "cleared) writes the document whole again: duplicates, never losses")
+    void respoolingAfterAStop() throws IOException {
+        List<OutboundEvent> outbox = events(1, 10);
+        Spool spool = new Spool(root);
+        List<SpoolEntry> entries = new Dispatcher(new SinkRegistry(List.of(lanes)), spool).spool(outbox);
+        Path file = root.resolve("w").resolve("0000000000000000010.jsonl");
+        byte[] whole = Files.readAllBytes(file);
+        for (SpoolEntry entry : entries.subList(0, 4)) {
+            settle(spool, entry);
+        }
+        spool.keepOnlyWaitingDocuments();
+        assertThat(SpoolDocument.messages(Files.readAllBytes(file))).hasSize(6);
+
+        new Dispatcher(new SinkRegistry(List.of(lanes)), new Spool(root)).spool(outbox);
+
+        assertThat(Files.readAllBytes(file)).isEqualTo(whole);
     }
 
     @Test

@@ -62,6 +62,33 @@ class ShutdownAndLoggingIT {
     }
 
     @Test
+    void sigtermWhileSendingADocumentLeavesOnlyTheUndeliveredForTheNextStart() throws Exception {
+        List<String> ids = java.util.stream.IntStream.range(0, 50)
+                .mapToObj(i -> String.format("DDDDDDDD-5165-0000-0000-%012d", i)).toList();
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            // One spool document of 50. A healthy receiver gets all of it within the stop's 10 s; this one answers
+            // 20 and then nothing, so the stop leaves 30 (4 of them sent, their answers never in).
+            imds.serve(Docs.document(2, ids.stream().map(id -> Docs.scheduled(id, "Reboot", "", "vm")).toArray(String[]::new)));
+            webhook.holdAfter(20);
+            Map<String, String> quickStop = Map.of("camel.main.shutdown-timeout", "2",
+                    "camel.component.http.so-timeout", "4000", "camel.component.http.response-timeout", "4000");
+            AgentProcess first = AgentProcess.start("sigterm-document", env(imds, webhook), quickStop, work);
+            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() == 20 && webhook.held() > 0);
+            first.close(); // SIGTERM, then waits
+            webhook.release();
+            assertThat(first.output()).contains("1 spool document(s) rewritten without their 20 message(s)");
+
+            try (AgentProcess second = AgentProcess.start("sigterm-document", env(imds, webhook), Map.of(), work)) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= ids.size());
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+            assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).as("each once: none of the "
+                    + "delivered ones again after the restart, none lost").containsExactlyInAnyOrderElementsOf(ids);
+        }
+    }
+
+    @Test
     void jsonLogsAreOneJsonObjectPerLine() throws Exception {
         ObjectMapper mapper = new ObjectMapper();
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {

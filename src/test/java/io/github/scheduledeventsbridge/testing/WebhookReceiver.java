@@ -50,6 +50,10 @@ public final class WebhookReceiver implements AutoCloseable {
     private volatile java.util.function.Function<JsonNode, Answer> script;
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger mostInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    /** While not null: how many more requests are answered before the next ones are held ({@link #holdAfter}). */
+    private volatile java.util.concurrent.atomic.AtomicInteger passes;
+    private volatile java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(0);
+    private final java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
 
     /** What a scripted receiver answers: a status and, when not null, a Retry-After header. */
     public record Answer(int status, String retryAfter) {
@@ -90,6 +94,26 @@ public final class WebhookReceiver implements AutoCloseable {
         this.delay = delay;
     }
 
+    /**
+     * A receiver that stops answering in the middle: the next {@code answered} requests are answered as usual, the
+     * ones after them get no answer at all until {@link #release} (then 503, recorded as failed attempts).
+     */
+    public void holdAfter(int answered) {
+        holding = new java.util.concurrent.CountDownLatch(1);
+        passes = new java.util.concurrent.atomic.AtomicInteger(answered);
+    }
+
+    /** Held requests are answered (503), and later ones as usual again. */
+    public void release() {
+        passes = null;
+        holding.countDown();
+    }
+
+    /** Requests waiting for an answer since {@link #holdAfter}. */
+    public int held() {
+        return held.get();
+    }
+
     public synchronized List<Request> requests() {
         return List.copyOf(requests);
     }
@@ -121,6 +145,18 @@ public final class WebhookReceiver implements AutoCloseable {
             String signature = exchange.getRequestHeaders().getFirst("X-Bridge-Signature");
             int status = answer;
             String retryAfter = null;
+            java.util.concurrent.atomic.AtomicInteger passing = passes;
+            if (passing != null && passing.getAndDecrement() <= 0) {
+                held.incrementAndGet();
+                try {
+                    holding.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    held.decrementAndGet();
+                }
+                status = 503;
+            }
             if (!delay.isZero()) {
                 try {
                     new java.util.concurrent.CountDownLatch(1).await(delay.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);

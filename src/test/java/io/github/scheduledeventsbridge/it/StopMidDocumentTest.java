@@ -1,0 +1,176 @@
+package io.github.scheduledeventsbridge.it;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A graceful stop (SIGTERM, systemctl restart, an upgrade) while a spool document is being sent: the next start
+ * sends only its messages that were not delivered, never the delivered ones again, and loses none.
+ */
+class StopMidDocumentTest {
+
+    private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final List<String> IDS = IntStream.range(0, 50)
+            .mapToObj(i -> String.format("5T0P0000-0000-0000-0000-%012d", i)).toList();
+    private static final int ANSWERED = 20;
+
+    @TempDir
+    Path state;
+    private ScriptedImds imds;
+    private WebhookReceiver webhook;
+
+    @BeforeEach
+    void peers() throws Exception {
+        imds = new ScriptedImds();
+        webhook = WebhookReceiver.start("s");
+    }
+
+    @AfterEach
+    void stop() {
+        webhook.release();
+        imds.close();
+        webhook.close();
+    }
+
+    private InProcessAgent agent() throws Exception {
+        // A receiver that does not answer holds the stop until the graceful shutdown's timeout, then until the request's
+        // own timeout (the packaged defaults are 10 s and 15 s).
+        return InProcessAgent.builder(state).imds(imds).with("bridge.webhook.urls", webhook.url())
+                .with("bridge.webhook.secret", "s").with("camel.main.shutdown-timeout", "2")
+                .with("camel.component.http.so-timeout", "4000").with("camel.component.http.response-timeout", "4000")
+                .start();
+    }
+
+    /**
+     * 50 new events (one spool document); the receiver answers 20 and then stops answering, so its lanes are each
+     * waiting for an answer when the agent stops. Returns the document.
+     */
+    private Path stoppedWithRequestsInFlight(Runnable beforeStop) throws Exception {
+        imds.serve(Docs.document(2, IDS.stream().map(id -> Docs.scheduled(id, "Reboot", NOT_BEFORE, "vm-1"))
+                .toArray(String[]::new)));
+        webhook.holdAfter(ANSWERED);
+        try (InProcessAgent first = agent()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() == ANSWERED && webhook.held() > 0);
+            beforeStop.run();
+        }
+        webhook.release();
+        assertThat(webhook.delivered()).hasSize(ANSWERED);
+        List<Path> documents = documents();
+        assertThat(documents).as("the rest waits in the spool document").hasSize(1);
+        return documents.get(0);
+    }
+
+    @Test
+    void stoppedWhileSendingADocumentThenRestartedSendsOnlyWhatWasNotDelivered() throws Exception {
+        Path document = stoppedWithRequestsInFlight(() -> { });
+
+        Set<String> answered = eventIds(webhook.delivered());
+        Set<String> waiting = new TreeSet<>(IDS);
+        waiting.removeAll(answered);
+        assertThat(document.getFileName().toString()).as("its name (the order) is kept").matches("\\d{19}\\.jsonl");
+        assertThat(idsIn(document)).as("only the undelivered ones, those in flight at the stop included, in order")
+                .containsExactlyElementsOf(IDS.stream().filter(waiting::contains).toList());
+        assertThat(hiddenFiles()).as("no temporary file left").isEmpty();
+
+        // While it is stopped, every event starts: each one's Started must follow its Scheduled.
+        imds.serve(Docs.document(3, IDS.stream().map(id -> Docs.started(id, "Reboot", "vm-1")).toArray(String[]::new)));
+        try (InProcessAgent second = agent()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() >= 2 * IDS.size());
+            await().atMost(Duration.ofSeconds(10)).until(() -> documents().isEmpty());
+        }
+        List<WebhookReceiver.Request> delivered = webhook.delivered();
+        assertThat(delivered).extracting(WebhookReceiver.Request::id).as("nothing sent twice").doesNotHaveDuplicates();
+        assertThat(delivered).as("nothing lost, nothing invented").hasSize(2 * IDS.size());
+        for (String id : IDS) {
+            assertThat(webhook.transitionsOf(id)).as(id).containsExactly("Scheduled", "Started");
+        }
+        assertThat(delivered.subList(ANSWERED, delivered.size())).filteredOn(r -> r.transition().equals("Scheduled"))
+                .extracting(WebhookReceiver.Request::eventId).as("after the restart: exactly the undelivered ones")
+                .containsExactlyInAnyOrderElementsOf(waiting);
+        assertThat(delivered).allMatch(WebhookReceiver.Request::signatureValid);
+    }
+
+    /** As root a read-only mode does not stop writes: a non-empty directory where the temporary file goes does. */
+    @Test
+    void aStopThatCannotRewriteTheDocumentKeepsItWholeAndTheRestartSendsEverythingAgain() throws Exception {
+        try (LogCapture log = LogCapture.install()) {
+            Path document = stoppedWithRequestsInFlight(() -> {
+                try {
+                    Path sink = documents().get(0).getParent();
+                    Files.createDirectories(sink.resolve("." + documents().get(0).getFileName() + ".tmp").resolve("blocker"));
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+
+            assertThat(idsIn(document)).as("kept whole").containsExactlyElementsOf(IDS);
+            assertThat(log.lines()).filteredOn(line -> line.startsWith("WARN") && line.contains("spool document"))
+                    .hasSize(1).allMatch(line -> line.contains(document.getFileName().toString()));
+        }
+
+        try (InProcessAgent second = agent()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> eventIds(webhook.delivered().subList(ANSWERED,
+                    webhook.delivered().size())).size() == IDS.size());
+            await().atMost(Duration.ofSeconds(10)).until(() -> documents().isEmpty());
+        }
+        assertThat(webhook.delivered()).as("all sent again: the answered ones twice, same ids")
+                .hasSize(ANSWERED + IDS.size());
+        assertThat(webhook.delivered().stream().map(WebhookReceiver.Request::id).collect(Collectors.toSet()))
+                .hasSize(IDS.size());
+    }
+
+    private static Set<String> eventIds(List<WebhookReceiver.Request> requests) {
+        return requests.stream().map(WebhookReceiver.Request::eventId).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private static List<String> idsIn(Path document) throws IOException {
+        return Files.readAllLines(document).stream().filter(line -> !line.isEmpty()).map(line -> {
+            try {
+                return MAPPER.readTree(line).path("data").path("eventId").asText();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }).toList();
+    }
+
+    private List<Path> documents() throws IOException {
+        return spoolFiles(name -> name.endsWith(".jsonl") && !name.startsWith("."));
+    }
+
+    private List<Path> hiddenFiles() throws IOException {
+        return spoolFiles(name -> name.startsWith("."));
+    }
+
+    private List<Path> spoolFiles(java.util.function.Predicate<String> name) throws IOException {
+        Path spool = state.resolve("spool");
+        if (!Files.exists(spool)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.walk(spool, 2)) {
+            return files.filter(f -> name.test(f.getFileName().toString())).toList();
+        }
+    }
+}
