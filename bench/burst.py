@@ -2,7 +2,7 @@
 """Burst probe: the harness's step 6 on its own (one document with N new Scheduled Reboots → all N webhooks), for
 measuring that one figure quickly, several times, without the rest of bench/run.sh.
 
-    bench/burst.py [--jar JAR] [--runs 3] [--bursts 1] [--events 1000] [--warm 20] [--opts="EXTRA JVM FLAGS"]
+    bench/burst.py [--jar JAR [--jar JAR2 …]] [--cds] [--max-load L] [--runs 3] [--bursts 1] [--events 1000] [--warm 20] [--opts="EXTRA JVM FLAGS"]
                    [--env BRIDGE_KEY=VALUE] [--perf record | --perf SYSCALLS] [--keep]
 
 Each run starts a fresh agent (fresh state) with `@packaging/jvm.options` plus --opts against the harness's
@@ -14,7 +14,10 @@ system, in 10 ms ticks). --bursts > 1 ends the events (one more transition each)
 events, in the same agent: later bursts see a warm JIT. --perf record samples the agent with perf (run with
 --opts=-XX:+PreserveFramePointer; the JIT's symbols are written to /tmp/perf-PID.map); --perf with a syscall
 list traces those (perf trace). Lines "TIMING <epoch ms> <what>" that an instrumented build prints are shown as
-ms after the poll. The last line is the median over all bursts."""
+ms after the poll. The last line is the median over all bursts. Several --jar: paired runs, each run starts
+every jar once (alternating which goes first), and a median per jar. --cds: each jar gets an AppCDS archive made by
+bin/create-cds-archive with the argfile (as bench/run.sh --cds and the Dockerfile do). --max-load: before each
+agent start, wait (at most 180 s) until the 1-minute load average is below L."""
 import argparse
 import os
 import random
@@ -60,7 +63,7 @@ def tid_ticks(pid):
     return out
 
 
-def one_run(args, jar, workdir, imds, hook, no):
+def one_run(args, jar, workdir, imds, hook, no, extra_opts=()):
     imds.reset_counters()
     hook.reset_counters()
     env = {
@@ -74,7 +77,7 @@ def one_run(args, jar, workdir, imds, hook, no):
     for kv in args.env:
         key, _, value = kv.partition("=")
         env[key] = value
-    opts = [f"@{os.path.abspath(args.argfile)}"] + shlex.split(args.opts)
+    opts = [f"@{os.path.abspath(args.argfile)}"] + list(extra_opts) + shlex.split(args.opts)
     state = tempfile.mkdtemp(prefix=f"state-{no}-", dir=workdir)
     log = os.path.join(workdir, f"agent-{no}.log")
     agent = benchlib.AgentProcess(f"burst-{no}", args.java, jar, opts, workdir, env, log, state, 20)
@@ -107,6 +110,12 @@ def one_burst(args, workdir, imds, hook, agent, log, ids, no):
     benchlib.pause(random.uniform(0, 1.0), agent)
     load = open("/proc/loadavg").read().split()[0]
     tracer = None
+    if args.asprof:
+        # async-profiler loaded into the running agent just before the burst: the profile is the burst's alone.
+        jcmd = benchlib.jcmd_path(args.java) or "jcmd"
+        subprocess.run([jcmd, str(agent.pid), "JVMTI.agent_load", args.asprof, f'"start,{args.asprof_args}"'],
+                       capture_output=True, timeout=60)
+        benchlib.pause(1.0, agent)
     if args.perf:
         command = ["perf", "record", "-F", "997", "-g", "-p", str(agent.pid), "-o", os.path.join(workdir, f"perf-{no}.data")] \
             if args.perf == "record" else \
@@ -131,6 +140,11 @@ def one_burst(args, workdir, imds, hook, agent, log, ids, no):
            + str(sum(k for _, k, _ in busy)) + " (" + ", ".join(f"{n} {d}/{k}" for d, k, n in busy[:5] if d > 0)
            + "), receiver "
            + f"{((own1.user + own1.system) - (own0.user + own0.system)) * 100:.0f}")
+    if args.asprof:
+        out = os.path.join(workdir, f"profile-{no}.collapsed")
+        done = subprocess.run([jcmd, str(agent.pid), "JVMTI.agent_load", args.asprof,
+                               f'"stop,file={out},collapsed,threads"'], capture_output=True, text=True, timeout=60)
+        print(f"  profile {out}: {(done.stdout + done.stderr).strip()[-300:]}", flush=True)
     if tracer:
         tracer.send_signal(2)
         tracer.wait(10)
@@ -161,9 +175,19 @@ def one_burst(args, workdir, imds, hook, agent, log, ids, no):
     return total, (arrived[-1] - t_poll) * 1000
 
 
+def wait_for_load(below, timeout_s=180):
+    if below <= 0:
+        return
+    deadline = time.monotonic() + timeout_s
+    while float(open("/proc/loadavg").read().split()[0]) >= below and time.monotonic() < deadline:
+        time.sleep(2)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--jar", default=os.path.join(REPO, "target", "scheduled-events-bridge.jar"))
+    ap.add_argument("--jar", action="append", help="the agent jar (default target/); several: paired runs; JAR::FLAGS adds JVM flags to that jar's runs")
+    ap.add_argument("--cds", action="store_true", help="an AppCDS archive per jar, as bench/run.sh --cds")
+    ap.add_argument("--max-load", type=float, default=0, help="wait for the 1-min load average below this (0: don't)")
     ap.add_argument("--argfile", default=os.path.join(REPO, "packaging", "jvm.options"))
     ap.add_argument("--opts", default="")
     ap.add_argument("--env", action="append", default=[])
@@ -172,17 +196,45 @@ def main():
     ap.add_argument("--bursts", type=int, default=1, help="bursts per agent (each after the last one's events ended)")
     ap.add_argument("--warm", type=float, default=20, help="uptime in s before the burst")
     ap.add_argument("--perf", default="", help="'record': perf record the agent during the burst; or syscalls to perf trace")
+    ap.add_argument("--asprof", default="", help="async-profiler's libasyncProfiler.so: profile each burst "
+                    "(loaded with jcmd 1 s before it; profile-<run>.collapsed in the work directory, with --keep)")
+    ap.add_argument("--asprof-args", default="event=cpu,interval=1ms", help="its start options")
     ap.add_argument("--keep", action="store_true", help="keep the work directory (logs, state)")
     ap.add_argument("--java", default="java")
     args = ap.parse_args()
 
+    jars_given = args.jar or [os.path.join(REPO, "target", "scheduled-events-bridge.jar")]
+
     def body(workdir):
-        jar, _ = benchlib.snapshot_jar(args.jar, workdir)
+        jars = []   # (label, jar, extra JVM options)
+        for i, variant in enumerate(jars_given):
+            given, _, variant_opts = variant.partition("::")
+            sub = os.path.join(workdir, f"jar{i}")
+            os.mkdir(sub)
+            jar, sha = benchlib.snapshot_jar(given, sub)
+            extra = shlex.split(variant_opts)
+            if args.cds:
+                archive = os.path.join(sub, "agent.jsa")
+                made = subprocess.run([harness.CDS_SCRIPT, jar, archive], capture_output=True, text=True, timeout=180,
+                                      env=dict(os.environ, JVM_OPTIONS=os.path.abspath(args.argfile)))
+                if made.returncode != 0:
+                    raise benchlib.Failure(f"bin/create-cds-archive failed: {made.stderr.strip()[-600:]}")
+                extra.append(f"-XX:SharedArchiveFile={archive}")
+            jars.append((f"{given} ({sha[:12]}){' ' + variant_opts if variant_opts else ''}", jar, extra))
         imds, hook = ScriptedImds(), WebhookReceiver()
-        totals = [t for no in range(1, args.runs + 1) for t in one_run(args, jar, workdir, imds, hook, no)]
-        print(f"median total {statistics.median(t for t, _ in totals):.0f} ms, poll→last webhook "
-              f"{statistics.median(p for _, p in totals):.0f} ms over {len(totals)} bursts: "
-              + ", ".join(f"{t:.0f}/{p:.0f}" for t, p in totals))
+        totals = {label: [] for label, _, _ in jars}
+        for no in range(1, args.runs + 1):
+            order = jars if no % 2 else list(reversed(jars))
+            for label, jar, extra in order:
+                tag = f"{no}{'abcdefgh'[jars.index((label, jar, extra))]}" if len(jars) > 1 else no
+                wait_for_load(args.max_load)
+                if len(jars) > 1:
+                    print(f"jar {label}:", flush=True)
+                totals[label] += one_run(args, jar, workdir, imds, hook, tag, extra)
+        for label, runs in totals.items():
+            print(f"{label + ': ' if len(jars) > 1 else ''}median total {statistics.median(t for t, _ in runs):.0f} ms, "
+                  f"poll→last webhook {statistics.median(p for _, p in runs):.0f} ms over {len(runs)} bursts: "
+                  + ", ".join(f"{t:.0f}/{p:.0f}" for t, p in runs))
         if args.keep:
             print(f"work directory {workdir}")
         return 0
