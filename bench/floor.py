@@ -25,7 +25,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
-from harness import ScriptedImds, WebhookReceiver, WEBHOOK_SECRET, SeedSample, scheduled_event, new_event_id  # noqa: E402
+from harness import (ScriptedImds, WebhookReceiver, WEBHOOK_SECRET, SeedSample, scheduled_event, new_event_id,  # noqa: E402
+                     memory_status)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROBES = os.path.join(REPO, "bench", "floor")
@@ -121,7 +122,7 @@ def run(args, workdir):
         for name, (pid, spawned) in processes.items():
             uptime = now - spawned
             if 60 <= uptime <= args.until:
-                rss[name].append(vm_rss_kib(pid))
+                rss[name].append(memory_status(pid)["VmRSS"])
             for mark in (60, 120):
                 if uptime >= mark and (name, mark) not in ticks:
                     ticks[(name, mark)] = benchlib.cpu_ticks(pid)
@@ -141,14 +142,6 @@ def run(args, workdir):
     if imds.rejected:
         raise benchlib.Failure(f"{imds.rejected} requests refused by the scripted IMDS: a probe polls wrongly")
     return 0
-
-
-def vm_rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise benchlib.Failure(f"process {pid} has no VmRSS (exited?)")
 
 
 if __name__ == "__main__":
