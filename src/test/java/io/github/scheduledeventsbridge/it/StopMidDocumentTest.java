@@ -4,12 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,37 +28,30 @@ import static org.awaitility.Awaitility.await;
  * A graceful stop (SIGTERM, systemctl restart, an upgrade) while a spool document is being sent: the next start
  * sends only its messages that were not delivered, never the delivered ones again, and loses none.
  */
-class StopMidDocumentTest {
+class StopMidDocumentTest extends ScriptedImdsAgentTest {
 
-    private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final List<String> IDS = IntStream.range(0, 50)
             .mapToObj(i -> String.format("5T0P0000-0000-0000-0000-%012d", i)).toList();
     private static final int ANSWERED = 20;
 
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
     private WebhookReceiver webhook;
 
     @BeforeEach
-    void peers() throws Exception {
-        imds = new ScriptedImds();
+    void startWebhook() throws Exception {
         webhook = WebhookReceiver.start("s");
     }
 
     @AfterEach
-    void stop() {
+    void stopWebhook() {
         webhook.release();
-        imds.close();
         webhook.close();
     }
 
-    private InProcessAgent agent() throws Exception {
+    private InProcessAgent startAgent() throws Exception {
         // A receiver that does not answer holds the stop until the graceful shutdown's timeout, then until the request's
         // own timeout (the packaged defaults are 10 s and 15 s).
-        return InProcessAgent.builder(state).imds(imds).with("bridge.webhook.urls", webhook.url())
-                .with("bridge.webhook.secret", "s").with("camel.main.shutdown-timeout", "2")
+        return agent(webhook.url()).with("camel.main.shutdown-timeout", "2")
                 .with("camel.component.http.so-timeout", "4000").with("camel.component.http.response-timeout", "4000")
                 .start();
     }
@@ -72,7 +64,7 @@ class StopMidDocumentTest {
         imds.serve(Docs.document(2, IDS.stream().map(id -> Docs.scheduled(id, "Reboot", NOT_BEFORE, "vm-1"))
                 .toArray(String[]::new)));
         webhook.holdAfter(ANSWERED);
-        try (InProcessAgent first = agent()) {
+        try (InProcessAgent first = startAgent()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() == ANSWERED && webhook.held() > 0);
             beforeStop.run();
         }
@@ -97,7 +89,7 @@ class StopMidDocumentTest {
 
         // While it is stopped, every event starts: each one's Started must follow its Scheduled.
         imds.serve(Docs.document(3, IDS.stream().map(id -> Docs.started(id, "Reboot", "vm-1")).toArray(String[]::new)));
-        try (InProcessAgent second = agent()) {
+        try (InProcessAgent second = startAgent()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() >= 2 * IDS.size());
             await().atMost(Duration.ofSeconds(10)).until(() -> documents().isEmpty());
         }
@@ -131,7 +123,7 @@ class StopMidDocumentTest {
                     .hasSize(1).allMatch(line -> line.contains(document.getFileName().toString()));
         }
 
-        try (InProcessAgent second = agent()) {
+        try (InProcessAgent second = startAgent()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> eventIds(webhook.delivered().subList(ANSWERED,
                     webhook.delivered().size())).size() == IDS.size());
             await().atMost(Duration.ofSeconds(10)).until(() -> documents().isEmpty());
