@@ -1,0 +1,82 @@
+package io.github.scheduledeventsbridge.it;
+
+import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
+import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A spool document whose last message is delivered while its file cannot be deleted (the disk read-only for a
+ * moment; as root, a non-empty directory in the file's place is what refuses the delete): the message no longer
+ * waits, and the file goes once the disk lets it, in the same run.
+ */
+class SpoolDeleteRetryTest extends ScriptedImdsAgentTest {
+
+    @Test
+    void aDocumentDeliveredWhileItsFileCannotBeDeletedNoLongerWaitsAndIsDeletedOnceItCanBe() throws Exception {
+        List<String> ids = IntStream.range(0, 8).mapToObj(i -> String.format("DDDDDDDD-6000-0000-0000-%012d", i)).toList();
+        String last = ids.get(ids.size() - 1);
+        AtomicReference<Path> document = new AtomicReference<>();
+        try (WebhookReceiver webhook = WebhookReceiver.start("s"); LogCapture log = LogCapture.install()) {
+            // Just before the last message is answered 200: the document's file can no longer be deleted.
+            webhook.script(json -> {
+                if (json.path("data").path("eventId").asText().equals(last)) {
+                    document.set(blockDeletion(spoolDocument()));
+                }
+                return WebhookReceiver.Answer.of(200);
+            });
+            imds.serve(Docs.document(2, ids.stream().map(ScriptedImdsAgentTest::scheduled).toArray(String[]::new)));
+            try (InProcessAgent agent = agent(webhook.url()).with("bridge.webhook.concurrency", "1").start()) {
+                Spool spool = agent.bean("spool", Spool.class);
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == ids.size());
+
+                await().atMost(Duration.ofSeconds(10)).until(() -> spool.totalDepth() == 0);
+                assertThat(spool.depths().keySet()).allSatisfy(sink -> assertThat(spool.waitingSince(sink)).isNull());
+                assertThat(Files.isDirectory(document.get())).as("not deleted yet: the disk still refuses").isTrue();
+
+                Files.delete(document.get().resolve("blocker")); // writable again
+                await().atMost(Duration.ofSeconds(20)).until(() -> !Files.exists(document.get()));
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+            }
+            assertThat(webhook.requests()).as("each sent once: nothing retries a delivered message").hasSize(ids.size());
+            assertThat(log.text()).contains("left the spool (its messages were delivered) but cannot be deleted")
+                    .doesNotContain("is failing", "Retrying");
+        }
+    }
+
+    private Path spoolDocument() {
+        try (Stream<Path> files = Files.walk(state.resolve("spool"), 2)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".jsonl")).findFirst().orElseThrow();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The file's place taken by a non-empty directory: deleting that path fails until the directory is empty. */
+    private static Path blockDeletion(Path file) {
+        try {
+            Files.delete(file);
+            Files.createDirectories(file.resolve("blocker"));
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
