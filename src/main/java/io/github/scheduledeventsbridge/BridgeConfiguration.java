@@ -36,6 +36,7 @@ import io.github.scheduledeventsbridge.health.PollMetrics;
 import io.github.scheduledeventsbridge.health.Readiness;
 import io.github.scheduledeventsbridge.health.ReadinessChecks;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
+import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.management.ManagementServer;
@@ -76,6 +77,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         PropertiesComponent properties = context.getPropertiesComponent();
         BridgeSettings settings = readSettings(context, (org.apache.camel.component.properties.PropertiesComponent) properties);
         ManagementServer.install(context, settings.management());
+        rememberSecrets(settings);
 
         Clock clock = Clock.systemUTC();
         Registry registry = context.getRegistry();
@@ -200,6 +202,18 @@ public class BridgeConfiguration implements CamelConfiguration {
             return BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
         } catch (BadConfigurationException bad) {
             throw bad.from(sources.origin(bad.key()));
+        }
+    }
+
+    /** What a peer's answer must never show in a log or a dead letter's reason, should it echo it back. */
+    private static void rememberSecrets(BridgeSettings settings) {
+        List.of(settings.webhook().secret(), settings.approval().secret(), settings.email().password(),
+                settings.management().password()).forEach(Redaction::secret);
+        settings.webhook().targets().forEach(target -> Redaction.secretsOf(target.url()));
+        for (String part : settings.eventHubs().connectionString().split(";")) {
+            if (part.regionMatches(true, 0, "SharedAccessKey=", 0, "SharedAccessKey=".length())) {
+                Redaction.secret(part.substring("SharedAccessKey=".length()));
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.health;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
@@ -151,13 +151,24 @@ public final class OutageLog extends ServiceSupport {
         }
     }
 
+    /**
+     * The failure in one line, redacted (a peer's reply may quote credentials: {@link Redaction#peerText}); a wrapper's
+     * generic message ("Exception reading response") is followed by what its root cause says.
+     */
     static String describe(Throwable cause) {
         if (cause == null) {
             return "unknown error";
         }
         String message = cause.getMessage() == null ? cause.getClass().getSimpleName()
                 : cause.getClass().getSimpleName() + ": " + cause.getMessage();
-        String text = BridgeSettings.redactUrlsIn(message);
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root != cause && root.getMessage() != null && !message.contains(root.getMessage())) {
+            message += " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        }
+        String text = Redaction.peerText(message.replaceAll("\\s+", " ").trim());
         return text.length() > 300 ? text.substring(0, 300) + "…" : text;
     }
 
