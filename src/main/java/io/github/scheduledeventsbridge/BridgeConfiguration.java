@@ -12,6 +12,8 @@ import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.config.ConfigurationSources;
 import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
 import io.github.scheduledeventsbridge.config.SecretStrength;
+import io.github.scheduledeventsbridge.delivery.AttemptDeadlines;
+import io.github.scheduledeventsbridge.delivery.BoundedHttpClient;
 import io.github.scheduledeventsbridge.delivery.DeadLetters;
 import io.github.scheduledeventsbridge.delivery.DeliveryRejections;
 import io.github.scheduledeventsbridge.delivery.Dispatcher;
@@ -58,6 +60,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -95,9 +98,13 @@ public class BridgeConfiguration implements CamelConfiguration {
         SinkRegistry sinks = new SinkRegistry(sinks(settings, identity, legacySpoolIds));
         DeadLetters deadLetters = new DeadLetters(spool, clock);
         SpoolInventory inventory = new SpoolInventory(spool.root(), sinks, deadLetters, legacySpoolIds);
+        // One deadline per delivery attempt, and peers' answers read only so far (every sink).
+        AttemptDeadlines deadlines = new AttemptDeadlines(settings.delivery().attemptTimeout());
+        context.addService(deadlines, true, true);
+        registry.bind("boundedHttpClient", new BoundedHttpClient(context, deadlines));
         // Sink secrets go to the components, never into endpoint URIs (route dumps, Hawtio).
-        EmailSink.configureComponent(context, settings.email());
-        EventHubsSink.configureComponent(context, settings.eventHubs());
+        EmailSink.configureComponent(context, settings.email(), deadlines);
+        EventHubsSink.configureComponent(context, settings.eventHubs(), deadlines.timeout());
 
         registry.bind("vmIdentity", identity);
         registry.bind("journal", journal);
@@ -116,7 +123,12 @@ public class BridgeConfiguration implements CamelConfiguration {
         context.getManagementStrategy().addEventNotifier(new org.apache.camel.support.SimpleEventNotifierSupport() {
             @Override
             public void notify(org.apache.camel.spi.CamelEvent event) {
-                if (event instanceof org.apache.camel.spi.CamelEvent.CamelContextRoutesStoppedEvent) {
+                if (event instanceof org.apache.camel.spi.CamelEvent.CamelContextStoppingEvent) {
+                    // A third of the shutdown timeout for attempts in flight: a hung receiver cannot hold the stop,
+                    // which also waits for each lane's queue to be left (up to a second per lane).
+                    deadlines.stopping(Duration.ofMillis(context.getShutdownStrategy().getTimeUnit()
+                            .toMillis(context.getShutdownStrategy().getTimeout()) / 3));
+                } else if (event instanceof org.apache.camel.spi.CamelEvent.CamelContextRoutesStoppedEvent) {
                     spool.keepOnlyWaitingDocuments();
                     outageLog.reportBacklog();
                 }
