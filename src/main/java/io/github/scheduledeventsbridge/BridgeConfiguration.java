@@ -86,7 +86,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         Registry registry = context.getRegistry();
         VmIdentity identity = new VmIdentity(clock);
         ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
-        StorageHealth storage = new StorageHealth();
+        StorageHealth storage = new StorageHealth(clock);
         // Tests bind their own "bootTime"; the agent reads the kernel's.
         BootTime bootTime = java.util.Optional.ofNullable(context.getRegistry().lookupByNameAndType("bootTime", BootTime.class))
                 .orElseGet(BootTime::system);
@@ -115,7 +115,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         PollBackoff pollBackoff = new PollBackoff(clock, settings.imds().pollInterval(), settings.imds().maxBackoff());
         registry.bind("pollBackoff", pollBackoff);
         OutageLog outageLog = new OutageLog(OutageLog.Settings.read(new io.github.scheduledeventsbridge.config.SettingsReader(
-                key -> properties.resolveProperty(key).orElse(null))), sinks, spool, pollBackoff, clock);
+                key -> properties.resolveProperty(key).orElse(null))), sinks, spool, pollBackoff, clock).watching(storage);
         registry.bind("outageLog", outageLog);
         // Its summaries tick with the context; once the routes stopped, one line per sink counts what stays in the spool,
         // and spool documents keep only their messages still waiting (a graceful stop: no lane sends any more).

@@ -59,6 +59,7 @@ public final class OutageLog extends ServiceSupport {
     private final Clock clock;
     private final Map<String, Outage> sinkOutages = new ConcurrentHashMap<>();
     private volatile Instant imdsLastLogged;
+    private volatile StorageHealth storage;
     private ScheduledExecutorService ticker;
 
     public OutageLog(Settings settings, SinkRegistry sinks, Spool spool, PollBackoff poll, Clock clock) {
@@ -115,9 +116,19 @@ public final class OutageLog extends ServiceSupport {
                 outage.failedAttempts, spool.depth(sinkId));
     }
 
+    /** Also the summaries of a state or spool that cannot be written (StorageHealth's words). */
+    public OutageLog watching(StorageHealth storage) {
+        this.storage = storage;
+        return this;
+    }
+
     /** Logs the summaries that are due; called by the ticker, and by tests. */
     public void summarize() {
         Instant now = clock.instant();
+        StorageHealth watched = storage;
+        if (watched != null) {
+            watched.summarize(settings.summaryInterval());
+        }
         sinkOutages.forEach((sinkId, outage) -> {
             synchronized (outage) {
                 if (Duration.between(outage.lastLogged, now).compareTo(settings.summaryInterval()) < 0) {
