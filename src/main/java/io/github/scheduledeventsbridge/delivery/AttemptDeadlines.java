@@ -71,6 +71,11 @@ public final class AttemptDeadlines extends ServiceSupport {
         inFlight.forEach(Attempt::schedule);
     }
 
+    /** The agent is stopping: attempts end at the stop's grace rather than their own deadline. */
+    public boolean isStopping() {
+        return stopping;
+    }
+
     @Override
     protected void doStop() {
         timer.shutdownNow();
@@ -125,15 +130,14 @@ public final class AttemptDeadlines extends ServiceSupport {
             return expired || remainingMillis() == 0;
         }
 
-        /** What a read or write cut short by the deadline throws instead of "socket closed". */
-        public SocketTimeoutException timedOut(Throwable cause) {
-            SocketTimeoutException timedOut = new SocketTimeoutException(!stopping
+        /**
+         * What a read or write cut short by the deadline throws instead of "socket closed" or "read timed out" (the
+         * consequences, not the cause: left out, so that the log names the deadline).
+         */
+        public SocketTimeoutException timedOut(Throwable consequence) {
+            return new SocketTimeoutException(!stopping
                     ? "no complete answer within " + timeout.toMillis() + " ms (bridge.delivery.attempt-timeout)"
                     : "attempt ended by the agent's stop");
-            if (cause != null) {
-                timedOut.initCause(cause);
-            }
-            return timedOut;
         }
 
         /** Closes the connection now (an answer no longer wanted), as the deadline would. */

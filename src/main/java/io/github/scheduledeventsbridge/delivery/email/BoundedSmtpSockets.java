@@ -71,11 +71,20 @@ final class BoundedSmtpSockets extends SocketFactory {
         private final AttemptDeadlines.Attempt attempt;
         private volatile int readTimeout;
         private volatile long sinceLastWrite;
+        /** The current read waits until the attempt's deadline rather than the read timeout. */
+        private volatile boolean deadlineBound;
+        private volatile boolean reading;
         private InputStream in;
         private OutputStream out;
 
         BoundedSocket(AttemptDeadlines deadlines) throws IOException {
-            this.attempt = deadlines.begin(this::closeQuietly);
+            // A read waiting for the server ends at the deadline by itself (its timeout is what is left), with a
+            // timeout that says so; anything else (connecting, writing, a read when the agent stops) is cut off.
+            this.attempt = deadlines.begin(() -> {
+                if (!reading || deadlines.isStopping()) {
+                    closeQuietly();
+                }
+            });
         }
 
         @Override
@@ -124,6 +133,7 @@ final class BoundedSmtpSockets extends SocketFactory {
                 throw attempt.timedOut(null);
             }
             int timeout = (int) Math.min(Integer.MAX_VALUE, readTimeout > 0 ? Math.min(readTimeout, left) : left);
+            deadlineBound = timeout == left;
             super.setSoTimeout(timeout);
             if (sinceLastWrite >= MAX_REPLY_BYTES) {
                 closeQuietly();
@@ -147,18 +157,32 @@ final class BoundedSmtpSockets extends SocketFactory {
             @Override
             public int read(byte[] buffer, int offset, int length) throws IOException {
                 // One reader (the lane's thread); the deadline closes the socket from another without a lock.
-                int room = allowed(length);
                 try {
+                    int room = allowed(length);
+                    reading = true;
                     int n = in.read(buffer, offset, room);
                     sinceLastWrite += Math.max(0, n);
                     return n;
                 } catch (IOException e) {
-                    if (attempt.expired()) {
-                        throw attempt.timedOut(e);
-                    }
-                    throw e;
+                    throw ended(e);
+                } finally {
+                    reading = false;
                 }
             }
+
+            @Override
+            public int available() throws IOException {
+                try {
+                    return in.available();
+                } catch (IOException e) {
+                    throw ended(e);
+                }
+            }
+        }
+
+        /** What a read cut short by the deadline (or the stop) throws: a timeout that says so. */
+        private IOException ended(IOException e) {
+            return attempt.expired() || e instanceof java.net.SocketTimeoutException && deadlineBound ? attempt.timedOut(e) : e;
         }
 
         private final class Commands extends FilterOutputStream {
