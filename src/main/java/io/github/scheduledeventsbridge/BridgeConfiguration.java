@@ -79,7 +79,8 @@ public class BridgeConfiguration implements CamelConfiguration {
 
         Clock clock = Clock.systemUTC();
         Registry registry = context.getRegistry();
-        VmIdentity identity = new VmIdentity(clock);
+        // The last known identity (state dir) answers for this VM until IMDS instance metadata does.
+        VmIdentity identity = new VmIdentity(clock, settings.stateDir());
         ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
         StorageHealth storage = new StorageHealth();
         // Tests bind their own "bootTime"; the agent reads the kernel's.
