@@ -150,7 +150,8 @@ public class BridgeConfiguration implements CamelConfiguration {
         ApprovalPolicy policy = new ApprovalPolicy(auto.userInitiated(), auto.freezeMaxSeconds(), auto.eventTypes(),
                 auto.leaderOnly());
         registry.bind("imdsStartAnswer", new ImdsStartAnswer());
-        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock));
+        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock,
+                new io.github.scheduledeventsbridge.approval.WithheldApprovals(context)));
         if (policy.hasRules()) {
             LOG.info("Auto-approval{}: {}", auto.dryRun() ? " (DRY RUN: nothing is sent to IMDS)" : "", policy);
         }
