@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -48,7 +49,7 @@ final class LastKnownIdentity {
             if (content.length > MAX_BYTES) {
                 throw new InvalidDocumentException("over " + MAX_BYTES + " bytes");
             }
-            return VmIdentity.parse(new String(content, java.nio.charset.StandardCharsets.UTF_8));
+            return VmIdentity.parse(new String(content, StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             LOG.warn("Ignoring {} ({}): this VM's identity is unknown until IMDS instance metadata answers",
                     file, e.getMessage());
