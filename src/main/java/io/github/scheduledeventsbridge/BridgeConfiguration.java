@@ -79,7 +79,8 @@ public class BridgeConfiguration implements CamelConfiguration {
 
         Clock clock = Clock.systemUTC();
         Registry registry = context.getRegistry();
-        VmIdentity identity = new VmIdentity(clock);
+        // The last known identity (state dir) answers for this VM until IMDS instance metadata does.
+        VmIdentity identity = new VmIdentity(clock, settings.stateDir());
         ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
         StorageHealth storage = new StorageHealth();
         // Tests bind their own "bootTime"; the agent reads the kernel's.
@@ -149,7 +150,8 @@ public class BridgeConfiguration implements CamelConfiguration {
         ApprovalPolicy policy = new ApprovalPolicy(auto.userInitiated(), auto.freezeMaxSeconds(), auto.eventTypes(),
                 auto.leaderOnly());
         registry.bind("imdsStartAnswer", new ImdsStartAnswer());
-        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock));
+        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock,
+                new io.github.scheduledeventsbridge.approval.WithheldApprovals(context)));
         if (policy.hasRules()) {
             LOG.info("Auto-approval{}: {}", auto.dryRun() ? " (DRY RUN: nothing is sent to IMDS)" : "", policy);
         }
