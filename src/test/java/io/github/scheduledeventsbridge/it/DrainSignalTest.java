@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** CONTRACT §8: the drain signal through a simulated life cycle, over a real socket. */
+/** The drain signal (docs/actions-and-drain.md, "Drain signal") through a simulated life cycle, over a real socket. */
 class DrainSignalTest {
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
