@@ -160,7 +160,9 @@ class TryOnSimulatorIT {
             await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("RECOVER "));
             String output = read(log);
             assertThat(output).containsPattern("\\[prepare [0-9A-Fa-f-]+\\] PREPARE Freeze [0-9A-Fa-f-]+ on sim-vm-0");
-            assertThat(output).containsPattern("\\[recover [0-9A-Fa-f-]+\\] RECOVER [0-9A-Fa-f-]+ after Completed");
+            // At 600x a Freeze is Started for 10 simulated minutes, one real second: on a loaded machine the agent may
+            // poll past that phase, and the event ends as Cancelled. The recover command runs on either.
+            assertThat(output).containsPattern("\\[recover [0-9A-Fa-f-]+\\] RECOVER [0-9A-Fa-f-]+ after (Completed|Cancelled)");
             assertThat(output).contains("after its prepare command succeeded");
             script.destroy();
             assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
