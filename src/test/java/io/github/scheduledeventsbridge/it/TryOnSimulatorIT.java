@@ -155,14 +155,14 @@ class TryOnSimulatorIT {
     @Test
     void withActionsTheExampleCommandsPrintTheirPrepareAndRecoverLines() throws Exception {
         Path log = work.resolve("run.log");
-        Process script = start(log, "--with-actions", "-Dbridge.drain.port=0");
+        // At 600x the Freeze's notice lasts 1.5 s and its Started phase 1 s: a loaded machine's agent starts polling
+        // after the one, or polls past the other. At the default speed (60x) it meets both, as a user does.
+        Process script = start(log, "--with-actions", "-Dbridge.drain.port=0", "-Dbridge.simulator.speed=60");
         try {
-            await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("RECOVER "));
+            await().atMost(Duration.ofSeconds(120)).until(() -> read(log).contains("RECOVER "));
             String output = read(log);
             assertThat(output).containsPattern("\\[prepare [0-9A-Fa-f-]+\\] PREPARE Freeze [0-9A-Fa-f-]+ on sim-vm-0");
-            // At 600x a Freeze is Started for 10 simulated minutes, one real second: on a loaded machine the agent may
-            // poll past that phase, and the event ends as Cancelled. The recover command runs on either.
-            assertThat(output).containsPattern("\\[recover [0-9A-Fa-f-]+\\] RECOVER [0-9A-Fa-f-]+ after (Completed|Cancelled)");
+            assertThat(output).containsPattern("\\[recover [0-9A-Fa-f-]+\\] RECOVER [0-9A-Fa-f-]+ after Completed");
             assertThat(output).contains("after its prepare command succeeded");
             script.destroy();
             assertThat(script.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -196,16 +196,23 @@ class TryOnSimulatorIT {
         return start(log, null, option);
     }
 
-    private Process start(Path log, String first, String option) throws Exception {
-        return start(log, first, option, java.util.Map.of());
+    /** Options after the script's first argument (null: none) and the test's defaults, so they win. */
+    private Process start(Path log, String first, String... options) throws Exception {
+        return start(log, first, java.util.List.of(options), java.util.Map.of());
     }
 
     private Process start(Path log, String first, String option, java.util.Map<String, String> env) throws Exception {
+        return start(log, first, java.util.List.of(option), env);
+    }
+
+    private Process start(Path log, String first, java.util.List<String> options, java.util.Map<String, String> env)
+            throws Exception {
         java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("bin/try-on-simulator"));
         if (first != null) {
             command.add(first);
         }
-        command.addAll(java.util.List.of("-Dbridge.management.port=0", "-Dbridge.simulator.speed=600", option));
+        command.addAll(java.util.List.of("-Dbridge.management.port=0", "-Dbridge.simulator.speed=600"));
+        command.addAll(options);
         ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(new File(".")).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().put("SEB_SKIP_BUILD", "1");
