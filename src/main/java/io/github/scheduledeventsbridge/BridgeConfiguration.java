@@ -254,7 +254,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
-    /** CONTRACT §7 and §8: the prepare/recover runner (always bound; idle without commands) and the drain signal. */
+    /** docs/actions-and-drain.md: the prepare/recover runner (always bound; idle without commands) and the drain signal. */
     private static void configureActions(CamelContext context, io.github.scheduledeventsbridge.action.ActionSettings actions,
                                          VmIdentity identity, TransitionJournal journal, Clock clock,
                                          java.nio.file.Path stateDir) throws Exception {
@@ -296,7 +296,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
-    /** The simulator runs inside this JVM and the agent is pointed at it (CONTRACT §1). */
+    /** The simulator runs inside this JVM and the agent is pointed at it (docs/getting-started.md). */
     private static Map<String, String> startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
         ImdsSimulator.Options options = ImdsSimulator.Options.defaults()
                 .withPort(settings.simulator().port())

@@ -23,7 +23,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * CONTRACT §8: {@code GET /} answers 200 {@code {"status":"serving"}}, or 503 {@code {"status":"draining",
+ * docs/actions-and-drain.md, "Drain signal": {@code GET /} answers 200 {@code {"status":"serving"}}, or 503 {@code {"status":"draining",
  * "events":[…]}} while an event affecting this VM is Started, approved, or Scheduled with NotBefore less than
  * the lead time away, so that a load balancer's health probe takes the VM out before the platform does. Its
  * own small listener ({@link DrainPort}: one thread, limits on connections, time and size), no request bodies,

@@ -24,7 +24,7 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** CONTRACT §7 over real sockets and real processes: prepare, recover, timeouts, approval after prepare. */
+/** Actions on the VM (docs/actions-and-drain.md) over real sockets and real processes: prepare, recover, timeouts, approval after prepare. */
 class ActionsTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();

@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** CONTRACT §8: the drain signal through an event's life cycle and across restarts, over a real socket. */
+/** The drain signal (docs/actions-and-drain.md, "Drain signal") through an event's life cycle and across restarts, over a real socket. */
 class DrainSignalTest {
 
     private static final String OWN = "AAAAAAAA-0000-0000-0000-00000000000A";
