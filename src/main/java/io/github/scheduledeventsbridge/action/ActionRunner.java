@@ -103,7 +103,7 @@ public final class ActionRunner {
         MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
         if (registry != null) {
             io.micrometer.core.instrument.Gauge.builder("bridge.vm.identity.known", identity, i -> i.isKnown() ? 1 : 0)
-                    .description("1 once IMDS instance metadata named this VM").register(registry);
+                    .description("1 once this VM's identity is known: from IMDS instance metadata, or the last known one").register(registry);
         }
         for (ActionState.Entry entry : state.entries()) {
             if (entry.status().equals("requested") && entry.action().equals(PREPARE)) {

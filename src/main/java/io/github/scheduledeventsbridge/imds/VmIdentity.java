@@ -68,6 +68,12 @@ public final class VmIdentity {
         return vm != null;
     }
 
+    /** What messages carry while instance metadata does not answer: for the log line of a failed lookup. */
+    public String meanwhile() {
+        return vm != null ? "messages carry the last known identity (" + vm.name() + ") until it answers"
+                : "messages carry no vm block until it answers";
+    }
+
     /** {@code imds} (answered in this run), {@code last-known} (recorded by an earlier run) or {@code unknown}. */
     public String source() {
         return confirmed ? "imds" : vm != null ? "last-known" : "unknown";

@@ -90,6 +90,7 @@ class VmIdentityTest {
     void lastKnownIdentitySurvivesARestart() throws IOException {
         VmIdentity first = new VmIdentity(clock, stateDir);
         assertThat(first.isKnown()).isFalse();
+        assertThat(first.meanwhile()).isEqualTo("messages carry no vm block until it answers");
         first.update(COMPUTE);
         assertThat(stateDir.resolve("vm-identity.json")).isRegularFile();
         try (var files = Files.list(stateDir)) {
@@ -102,6 +103,8 @@ class VmIdentityTest {
         assertThat(restarted.isKnown()).isTrue();
         assertThat(restarted.source()).isEqualTo("last-known");
         assertThat(restarted.shouldFetch()).as("IMDS is still asked").isTrue();
+        assertThat(restarted.meanwhile()).as("the failed lookup's line tells what messages carry meanwhile")
+                .isEqualTo("messages carry the last known identity (WestNO_0) until it answers");
 
         restarted.update(COMPUTE.replace("WestNO_0", "WestNO_9"));
         assertThat(restarted.source()).isEqualTo("imds");
