@@ -207,7 +207,8 @@ class DebPackageIT {
 
     /**
      * Earlier builds installed the JVM options as a conffile under /opt: upgrading from one moves an operator's edited
-     * copy to /etc (the new default kept beside it as jvm.options.dpkg-new) and replaces an unedited one.
+     * copy to /etc (the new default kept beside it as jvm.options.dpkg-new) and replaces an unedited one. They had
+     * bridge.properties as a conffile too: it stays as it was.
      */
     @Test
     void anUpgradeFromABuildWithTheJvmOptionsUnderOptMovesTheOperatorsEditToEtc() throws Exception {
@@ -218,13 +219,15 @@ class DebPackageIT {
             Path root = freshRoot(dir.resolve(edited ? "edited" : "unedited"));
             dpkg(root, "-i", oldBuild.toString());
             assertThat(root.resolve(OPT + "/jvm.options")).hasSameTextualContentAs(JvmOptions.FILE);
+            String settings = Files.readString(Path.of("packaging/etc/bridge.properties")) + (edited ? "bridge.filter.resources=own\n" : "");
             if (edited) {
                 Files.writeString(root.resolve(OPT + "/jvm.options"), tuned);
+                Files.writeString(root.resolve(CONF), settings);
             }
             assertThat(dpkg(root, "-i", deb.toString())).contains("Setting up scheduled-events-bridge (" + DEB_VERSION + ")");
             assertThat(root.resolve(OPT + "/jvm.options")).doesNotExist();
-            // No settings before: the commented default.
-            assertThat(root.resolve(CONF)).hasSameTextualContentAs(Path.of("packaging/etc/bridge.properties"));
+            // bridge.properties was a conffile then: dpkg leaves it, edited or not, and the postinst keeps it.
+            assertThat(root.resolve(CONF)).hasContent(settings);
             if (edited) {
                 assertThat(root.resolve(JVM_OPTIONS)).hasContent(tuned);
                 assertThat(root.resolve(JVM_OPTIONS + ".dpkg-new")).hasSameTextualContentAs(JvmOptions.FILE);
@@ -238,14 +241,18 @@ class DebPackageIT {
         }
     }
 
-    /** A stand-in for a build before the move: the package at an older version, its JVM options a conffile in /opt. */
+    /**
+     * A stand-in for a build before the moves: the package at an older version, its JVM options a conffile in /opt,
+     * bridge.properties a conffile in /etc.
+     */
     private Path oldLayoutBuild() throws Exception {
         Path tree = dir.resolve("old-build");
         Files.createDirectories(tree.resolve("DEBIAN"));
         Files.writeString(tree.resolve("DEBIAN/control"), "Package: scheduled-events-bridge\nVersion: 0.0.9\n"
                 + "Architecture: amd64\nMaintainer: test <test@example.com>\nDescription: the layout before the move\n");
-        Files.writeString(tree.resolve("DEBIAN/conffiles"), "/" + OPT + "/jvm.options\n");
+        Files.writeString(tree.resolve("DEBIAN/conffiles"), "/" + OPT + "/jvm.options\n/" + CONF + "\n");
         Files.copy(JvmOptions.FILE, Files.createDirectories(tree.resolve(OPT)).resolve("jvm.options"));
+        Files.copy(Path.of("packaging/etc/bridge.properties"), Files.createDirectories(tree.resolve(CONF).getParent()).resolve("bridge.properties"));
         Path deb = dir.resolve("scheduled-events-bridge_0.0.9_amd64.deb");
         run("dpkg-deb", "--root-owner-group", "--build", tree.toString(), deb.toString());
         return deb;
