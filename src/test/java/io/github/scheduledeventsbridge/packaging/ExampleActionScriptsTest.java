@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ExampleActionScriptsTest {
 
     private static final Path CHECKPOINT = Path.of("config/actions/checkpoint.sh");
+    private static final Path DRAIN = Path.of("config/actions/drain-behind-load-balancer.sh");
 
     private record Run(int exitCode, String output) {
     }
@@ -70,5 +71,26 @@ class ExampleActionScriptsTest {
         try (Stream<Path> written = Files.walk(tmp)) {
             assertThat(written.filter(Files::isRegularFile).filter(f -> !f.endsWith("myapp-checkpoint"))).as("nothing written").isEmpty();
         }
+    }
+
+    /**
+     * ss in a unit without netlink fails: the drain command must fail then, not report "drained" (an ss stand-in
+     * first on the PATH; the drain port is one nothing listens on, so curl is refused at once).
+     */
+    @Test
+    void drainFailsWhenItCannotListTheConnections(@TempDir Path tmp) throws Exception {
+        Path ss = tmp.resolve("ss");
+        Map<String, String> environment = Map.of("PATH", tmp + ":" + System.getenv("PATH"), "SEB_EVENT_TYPE", "Reboot",
+                "SEB_EVENT_ID", "C7061BAC-AFDC-4513-B24B-AA5F13A16123", "SERVICE_PORT", "9", "DRAIN_PORT", "1",
+                "PROBE_GRACE_SECONDS", "0");
+        Files.writeString(ss, "#!/bin/sh\necho 'Cannot open netlink socket: Address family not supported by protocol' >&2\nexit 1\n");
+        ss.toFile().setExecutable(true);
+        Run blocked = run(DRAIN, environment, "{}");
+        assertThat(blocked.exitCode()).as(blocked.output()).isNotZero();
+        assertThat(blocked.output()).doesNotContain("drained");
+        Files.writeString(ss, "#!/bin/sh\nexit 0\n");
+        Run drained = run(DRAIN, environment, "{}");
+        assertThat(drained.exitCode()).as(drained.output()).isZero();
+        assertThat(drained.output()).contains("drained: no connection left on port 9");
     }
 }
