@@ -13,7 +13,7 @@ echo "draining for $SEB_EVENT_TYPE $SEB_EVENT_ID (not before ${SEB_NOT_BEFORE:-n
 curl -s -o /dev/null -w "drain signal answers %{http_code}\n" "http://127.0.0.1:$DRAIN_PORT/" || true
 sleep "$PROBE_GRACE_SECONDS"
 while :; do
-  # A failing ss (say, netlink not allowed) fails the command rather than passing for "no connection left".
+  # A failing ss fails the command rather than passing for "no connection left".
   connections=$(ss -Htn state established "( sport = :$SERVICE_PORT )")
   [ -z "$connections" ] && break
   echo "$(printf '%s\n' "$connections" | wc -l) connection(s) still open on port $SERVICE_PORT"

@@ -74,8 +74,8 @@ class ExampleActionScriptsTest {
     }
 
     /**
-     * ss in a unit without netlink fails: the drain command must fail then, not report "drained" (an ss stand-in
-     * first on the PATH; the drain port is one nothing listens on, so curl is refused at once).
+     * When ss fails the drain command must fail, not report "drained" (an ss stand-in first on the PATH; the drain
+     * port is one nothing listens on, so curl is refused at once).
      */
     @Test
     void drainFailsWhenItCannotListTheConnections(@TempDir Path tmp) throws Exception {
