@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import io.github.scheduledeventsbridge.testing.Docs;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -63,7 +64,7 @@ class SystemdPackageIT {
         Path classes = srv.resolveSibling("classes/io/github/scheduledeventsbridge/packaging");
         Files.createDirectories(classes);
         Files.copy(TARGET.resolve("test-classes/io/github/scheduledeventsbridge/packaging/FileImds.class"), classes.resolve("FileImds.class"));
-        serve(document(1));
+        serve(Docs.document(1));
         container.sh("dpkg-deb -x /srv/seb-it/scheduled-events-bridge.deb /srv/seb-it/earlier"
                 + " && systemd-run --unit=seb-it-imds --collect /srv/seb-it/earlier/opt/scheduled-events-bridge/runtime/bin/java"
                 + " -cp /srv/seb-it/classes io.github.scheduledeventsbridge.packaging.FileImds " + IMDS_PORT + " " + DOCUMENT + " " + APPROVALS);
@@ -75,7 +76,7 @@ class SystemdPackageIT {
                 + " -E BRIDGE_STATE_DIR=/var/lib/scheduled-events-bridge"
                 + " /srv/seb-it/earlier/opt/scheduled-events-bridge/runtime/bin/java @/srv/seb-it/earlier/etc/scheduled-events-bridge/jvm.options"
                 + " -Dbridge.config=/srv/seb-it/earlier.properties -jar /srv/seb-it/earlier/opt/scheduled-events-bridge/scheduled-events-bridge.jar");
-        serve(document(2, event(EARLIER, "Scheduled", "Reboot", "other-vm")));
+        serve(Docs.document(2, Docs.event(EARLIER, "Scheduled", "Reboot", "", "other-vm")));
         awaitTransitions(EARLIER, "Scheduled", 1);
         // Its layout: the state in /var/lib/private, owned by a dynamic UID (61184-65519), /var/lib has a symlink.
         assertThat(container.sh("readlink /var/lib/scheduled-events-bridge; stat -c %u /var/lib/private/scheduled-events-bridge/state.json"))
@@ -126,9 +127,9 @@ class SystemdPackageIT {
                 .isEqualTo("directory scheduled-events-bridge 700\n");
         assertThat(journal()).contains("Found pre-existing private StateDirectory= directory /var/lib/private/scheduled-events-bridge");
         // It carries on from that state: the event the earlier build saw is not reported again, its next steps are.
-        serve(document(3, event(EARLIER, "Started", "Reboot", "other-vm")));
+        serve(Docs.document(3, Docs.event(EARLIER, "Started", "Reboot", "", "other-vm")));
         awaitTransitions(EARLIER, "Started", 1);
-        serve(document(4));
+        serve(Docs.document(4));
         awaitTransitions(EARLIER, "Completed", 1);
         assertThat(transitions(EARLIER, "Scheduled")).isEqualTo(1);
         assertThat(transitions(EARLIER, "Started")).isEqualTo(1);
@@ -158,7 +159,7 @@ class SystemdPackageIT {
                 .until(() -> !mainPid().equals(before) && !mainPid().equals("0")
                         && container.sh("systemctl is-active " + AGENT + " || true").equals("active\n"));
         assertThat(journal()).contains("Main process exited, code=killed, status=9/KILL");
-        serve(document(5, event("1A2B3C4D-0000-4000-8000-00000000000A", "Scheduled", "Freeze", "other-vm")));
+        serve(Docs.document(5, Docs.event("1A2B3C4D-0000-4000-8000-00000000000A", "Scheduled", "Freeze", "", "other-vm")));
         awaitTransitions("1A2B3C4D-0000-4000-8000-00000000000A", "Scheduled", 1);
     }
 
@@ -207,16 +208,6 @@ class SystemdPackageIT {
         Path next = file.resolveSibling("next.json");
         Files.writeString(next, document);
         Files.move(next, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    }
-
-    private static String document(long incarnation, String... events) {
-        return "{\"DocumentIncarnation\":" + incarnation + ",\"Events\":[" + String.join(",", events) + "]}";
-    }
-
-    private static String event(String id, String status, String type, String... resources) {
-        return "{\"EventId\":\"" + id + "\",\"EventStatus\":\"" + status + "\",\"EventType\":\"" + type
-                + "\",\"ResourceType\":\"VirtualMachine\",\"Resources\":[\"" + String.join("\",\"", resources)
-                + "\"],\"NotBefore\":\"\",\"Description\":\"maintenance\",\"EventSource\":\"Platform\",\"DurationInSeconds\":-1}";
     }
 
     private String journal() throws Exception {
