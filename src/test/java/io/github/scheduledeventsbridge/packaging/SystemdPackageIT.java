@@ -35,6 +35,7 @@ class SystemdPackageIT {
     private static final Path TARGET = Path.of("target");
     private static final String AGENT = "scheduled-events-bridge.service";
     private static final String SOCKET = "scheduled-events-bridge-action.socket";
+    /** A fixed port is safe here: the container has a network namespace of its own, with loopback alone. */
     private static final String IMDS_PORT = "8100";
     /** On the container's disk: what IMDS answers (the test writes it) and the approvals it received. */
     private static final String DOCUMENT = "/srv/seb-it/imds/scheduledevents.json";
