@@ -49,8 +49,14 @@ class WindowsZipIT {
     }
 
     @Test
-    void itHoldsTheJarTheServiceHostItsLicencesTheScriptsAndTheDefaultSettingsAndNothingElse() {
-        assertThat(entries.keySet().stream().filter(n -> !n.endsWith("/"))).containsExactlyInAnyOrder(
+    void itHoldsTheJarTheServiceHostItsLicencesTheScriptsAndTheDefaultSettingsAndNothingElse() throws IOException {
+        List<String> docs;
+        try (var pages = Files.list(Path.of("docs"))) {
+            docs = pages.filter(p -> p.toString().endsWith(".md")).map(p -> ROOT + "docs/" + p.getFileName()).toList();
+        }
+        assertThat(docs).contains(ROOT + "docs/windows.md", ROOT + "docs/windows-acceptance.md");
+        assertThat(entries.keySet().stream().filter(n -> !n.endsWith("/") && !n.startsWith(ROOT + "docs/")))
+                .containsExactlyInAnyOrder(
                 ROOT + "scheduled-events-bridge.jar",
                 ROOT + "scheduled-events-bridge.exe",
                 ROOT + "licenses/procrun-LICENSE.txt",
@@ -62,8 +68,11 @@ class WindowsZipIT {
                 ROOT + "jvm.options",
                 ROOT + "INSTALL.txt",
                 ROOT + "README.md",
+                ROOT + "LICENSE.txt",
                 ROOT + "examples/prepare.ps1",
                 ROOT + "examples/recover.ps1");
+        assertThat(entries.keySet().stream().filter(n -> n.startsWith(ROOT + "docs/") && !n.endsWith("/")))
+                .containsExactlyInAnyOrderElementsOf(docs);
         assertThat(text("licenses/procrun-LICENSE.txt")).contains("Apache License", "Version 2.0, January 2004");
         assertThat(text("licenses/procrun-NOTICE.txt")).contains("The Apache Software Foundation");
         assertThat(text("INSTALL.txt")).contains("Java 17 or newer", "winget install Microsoft.OpenJDK.17",
