@@ -22,6 +22,8 @@ import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.WebhookFormats;
 import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
 import io.github.scheduledeventsbridge.delivery.email.EmailSink;
+import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
+import io.github.scheduledeventsbridge.delivery.eventlog.EventLogWriter;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.Spool;
@@ -140,6 +142,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("webhookFormats", new WebhookFormats());
         registry.bind("emailComposer", new EmailComposer());
         registry.bind("eventHubsBatch", new EventHubsBatch());
+        configureEventLog(context, settings);
 
         context.addStartupListener(new StartupRecovery());
         ReadinessChecks.registerIdentity(context, identity);
@@ -185,6 +188,10 @@ public class BridgeConfiguration implements CamelConfiguration {
         try {
             sources.refuseUnknownKeys();
             BridgeSettings settings = BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+            if (settings.eventLog().enabled() && context.getRegistry().lookupByName(EventLogSink.WRITER_BEAN) == null) {
+                // Refused here, where the key's origin is known: only Windows has an Event Log.
+                context.getRegistry().bind(EventLogSink.WRITER_BEAN, EventLogSink.systemWriter(settings.eventLog()));
+            }
             if (!settings.simulator().enabled()) {
                 return settings;
             }
@@ -214,7 +221,30 @@ public class BridgeConfiguration implements CamelConfiguration {
         if (settings.email().enabled()) {
             sinks.add(EmailSink.create(settings.email(), filter(settings.email().filter(), identity)));
         }
+        if (settings.eventLog().enabled()) {
+            sinks.add(EventLogSink.create(settings.eventLog(), filter(settings.eventLog().filter(), identity)));
+        }
         return sinks;
+    }
+
+    /**
+     * The Event Log sink's attempt bean (bound always, as routes/eventlog-sink.yaml names it), writing through the
+     * writer chosen with the settings (readSettings); without the sink no lane ever calls it.
+     */
+    private static void configureEventLog(CamelContext context, BridgeSettings settings) throws Exception {
+        EventLogWriter writer = settings.eventLog().enabled()
+                ? context.getRegistry().lookupByNameAndType(EventLogSink.WRITER_BEAN, EventLogWriter.class) : null;
+        EventLogSink sink = new EventLogSink(writer);
+        context.getRegistry().bind("eventLogSink", sink);
+        if (writer == null) {
+            return;
+        }
+        context.addService(new ServiceSupport() {
+            @Override
+            protected void doStop() {
+                sink.close();
+            }
+        }, true, true);
     }
 
     private static SinkFilter filter(io.github.scheduledeventsbridge.delivery.FilterSettings f, VmIdentity identity) {
