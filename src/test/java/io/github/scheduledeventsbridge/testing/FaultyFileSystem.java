@@ -35,7 +35,9 @@ public final class FaultyFileSystem extends FileSystem {
     private final FileSystem delegate;
     private final FaultyFileSystemProvider provider;
     private volatile Predicate<Path> heldOpen = path -> false;
-    private final AtomicInteger holds = new AtomicInteger();
+    private volatile int holds;
+    /** Per file: how many more renames or deletes meet a sharing violation. */
+    private final java.util.Map<Path, AtomicInteger> holding = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicInteger sharingViolations = new AtomicInteger();
     private volatile boolean refuseDirectoryChannels;
     private final AtomicInteger refusedDirectoryChannels = new AtomicInteger();
@@ -59,10 +61,14 @@ public final class FaultyFileSystem extends FileSystem {
         return path instanceof FaultyPath ? path : new FaultyPath(this, path);
     }
 
-    /** The next {@code times} renames or deletes of a file matching {@code file} meet a sharing violation. */
+    /**
+     * Each file matching {@code file} is held open by another process (as antivirus scans each new file) for its first
+     * {@code times} renames or deletes: they meet a sharing violation.
+     */
     public FaultyFileSystem holdOpen(Predicate<Path> file, int times) {
+        holding.clear();
+        holds = times;
         heldOpen = file;
-        holds.set(times);
         return this;
     }
 
@@ -82,6 +88,12 @@ public final class FaultyFileSystem extends FileSystem {
         writeRefusal = reason;
         writesRefused = where;
         return this;
+    }
+
+    /** The next write that {@code where} accepts fails (a disk full for a moment); later ones work. */
+    public FaultyFileSystem refuseNextWrite(Predicate<Path> where, String reason) {
+        java.util.concurrent.atomic.AtomicBoolean refused = new java.util.concurrent.atomic.AtomicBoolean();
+        return refuseWrites(path -> where.test(path) && refused.compareAndSet(false, true), reason);
     }
 
     public FaultyFileSystem allowWrites() {
@@ -116,7 +128,8 @@ public final class FaultyFileSystem extends FileSystem {
     }
 
     void checkSharing(Path path) throws FileSystemException {
-        if (heldOpen.test(path) && holds.getAndUpdate(n -> Math.max(n - 1, 0)) > 0) {
+        if (heldOpen.test(path) && holding.computeIfAbsent(unwrap(path).toAbsolutePath(), p -> new AtomicInteger(holds))
+                .getAndUpdate(n -> Math.max(n - 1, 0)) > 0) {
             throw sharingViolations.incrementAndGet() % 2 == 1 ? new AccessDeniedException(path.toString())
                     : new FileSystemException(path.toString(), null, SHARING_VIOLATION);
         }
