@@ -87,7 +87,8 @@ public class BridgeConfiguration implements CamelConfiguration {
 
         Clock clock = Clock.systemUTC();
         Registry registry = context.getRegistry();
-        VmIdentity identity = new VmIdentity(clock);
+        // The last known identity (state dir) answers for this VM until IMDS instance metadata does.
+        VmIdentity identity = new VmIdentity(clock, settings.stateDir());
         ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
         StorageHealth storage = new StorageHealth();
         // Tests bind their own "bootTime"; the agent asks the platform.
@@ -157,7 +158,8 @@ public class BridgeConfiguration implements CamelConfiguration {
         ApprovalPolicy policy = new ApprovalPolicy(auto.userInitiated(), auto.freezeMaxSeconds(), auto.eventTypes(),
                 auto.leaderOnly());
         registry.bind("imdsStartAnswer", new ImdsStartAnswer());
-        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock));
+        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock,
+                new io.github.scheduledeventsbridge.approval.WithheldApprovals(context)));
         if (policy.hasRules()) {
             LOG.info("Auto-approval{}: {}", auto.dryRun() ? " (DRY RUN: nothing is sent to IMDS)" : "", policy);
         }
@@ -267,7 +269,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
-    /** CONTRACT §7 and §8: the prepare/recover runner (always bound; idle without commands) and the drain signal. */
+    /** docs/actions-and-drain.md: the prepare/recover runner (always bound; idle without commands) and the drain signal. */
     private static void configureActions(CamelContext context, io.github.scheduledeventsbridge.action.ActionSettings actions,
                                          VmIdentity identity, TransitionJournal journal, Clock clock,
                                          java.nio.file.Path stateDir) throws Exception {
@@ -309,7 +311,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
-    /** The simulator runs inside this JVM and the agent is pointed at it (CONTRACT §1). */
+    /** The simulator runs inside this JVM and the agent is pointed at it (docs/getting-started.md). */
     private static Map<String, String> startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
         ImdsSimulator.Options options = ImdsSimulator.Options.defaults()
                 .withPort(settings.simulator().port())

@@ -284,7 +284,8 @@ class DebPackageIT {
                 .containsPattern("-rwxr-xr-x .* " + Pattern.quote(top + "bin/create-cds-archive") + "\n")
                 .containsPattern("-rw-r--r-- .* " + Pattern.quote(top + "jvm.options") + "\n")
                 .contains(top + "runtime/lib/modules", top + "runtime/lib/server/libjvm.so", top + "runtime/lib/server/classes.jsa",
-                        top + "scheduled-events-bridge.jar", top + "INSTALL.md", top + "README.md")
+                        top + "scheduled-events-bridge.jar", top + "INSTALL.md", top + "README.md",
+                        top + "docs/install.md", top + "docs/troubleshooting.md")
                 .doesNotContain("classes_nocoops.jsa");
 
         Path unpacked = Files.createDirectories(dir.resolve("unpacked"));
