@@ -65,6 +65,9 @@ class FaultSuiteTest {
         imds.serve(Docs.document(2, scheduled(A)));
         try (InProcessAgent agent = agent()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            // Delivery may beat the write that clears the outbox: the full disk is meant for the next document.
+            await().atMost(Duration.ofSeconds(20)).until(() -> agent.bean("journal",
+                    io.github.scheduledeventsbridge.state.TransitionJournal.class).outbox().isEmpty());
             byte[] before = Files.readAllBytes(state.resolve("state.json"));
             // The next write of state.json (through its temporary file) finds the disk full.
             disk.refuseNextWrite(file -> file.getFileName().toString().startsWith(".state.json"), "No space left on device");
