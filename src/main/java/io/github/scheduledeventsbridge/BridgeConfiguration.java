@@ -43,6 +43,8 @@ import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.management.ManagementServer;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
 import io.github.scheduledeventsbridge.health.StorageHealth;
+import io.github.scheduledeventsbridge.platform.Platform;
+import io.github.scheduledeventsbridge.state.AtomicFiles;
 import io.github.scheduledeventsbridge.state.BootTime;
 import io.github.scheduledeventsbridge.state.ObservationWatch;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
@@ -71,12 +73,18 @@ import java.util.Map;
 public class BridgeConfiguration implements CamelConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(BridgeConfiguration.class);
+    private static final String STATE_DIR = "bridge.state.dir";
 
     @Override
     public void configure(CamelContext context) throws Exception {
         LOG.info("scheduled-events-bridge {} (commit {}) starting", BridgeVersion.current(), BridgeVersion.commit());
         PropertiesComponent properties = context.getPropertiesComponent();
-        BridgeSettings settings = readSettings(context, (org.apache.camel.component.properties.PropertiesComponent) properties);
+        // Tests bind their own "platform" (Windows on an in-memory file system); the agent runs on this JVM's.
+        Platform platform = java.util.Optional.ofNullable(context.getRegistry().lookupByNameAndType("platform", Platform.class))
+                .orElseGet(Platform::current);
+        BridgeSettings settings = readSettings(context, (org.apache.camel.component.properties.PropertiesComponent) properties,
+                platform);
+        AtomicFiles.removeLeftovers(settings.stateDir());
         ManagementServer.install(context, settings.management());
 
         Clock clock = Clock.systemUTC();
@@ -85,9 +93,9 @@ public class BridgeConfiguration implements CamelConfiguration {
         VmIdentity identity = new VmIdentity(clock, settings.stateDir());
         ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
         StorageHealth storage = new StorageHealth();
-        // Tests bind their own "bootTime"; the agent reads the kernel's.
+        // Tests bind their own "bootTime"; the agent asks the platform.
         BootTime bootTime = java.util.Optional.ofNullable(context.getRegistry().lookupByNameAndType("bootTime", BootTime.class))
-                .orElseGet(BootTime::system);
+                .orElseGet(platform::bootTime);
         TransitionJournal journal = new TransitionJournal(settings.stateDir(), new TransitionDetector(),
                 new CloudEventFactory(clock, identity), resourceFilter, clock,
                 new ObservationWatch(ObservationWatch.maxGap(settings.imds().pollInterval()), bootTime, clock), storage);
@@ -178,16 +186,23 @@ public class BridgeConfiguration implements CamelConfiguration {
      * The checks read exactly what the routes' placeholders will read; nothing is re-published.
      */
     static BridgeSettings readSettings(CamelContext context,
-                                       org.apache.camel.component.properties.PropertiesComponent properties)
-            throws Exception {
+                                       org.apache.camel.component.properties.PropertiesComponent properties,
+                                       Platform platform) throws Exception {
         // Camel's own environment lookup would let BRIDGE_* beat -D; the source below keeps -D first.
         properties.setEnvironmentVariableMode(
                 org.apache.camel.component.properties.PropertiesComponent.ENVIRONMENT_VARIABLES_MODE_NEVER);
-        properties.addPropertiesSource(new EnvironmentVariablesSource(System.getenv()));
-        ConfigurationSources sources = new ConfigurationSources(properties, System.getenv());
+        properties.addPropertiesSource(new EnvironmentVariablesSource(platform.environment()));
+        ConfigurationSources sources = new ConfigurationSources(properties, platform.environment());
+        // The packaged state directory (./data, also in the repository's copy of the defaults) is the platform's default:
+        // on Windows %ProgramData%\scheduled-events-bridge, not a ./data that a service would find in System32.
+        String packagedStateDir = io.github.scheduledeventsbridge.config.ConfigKeys.packaged().defaultValue(STATE_DIR);
+        java.util.function.Function<String, String> values = key -> {
+            String value = properties.resolveProperty(key).orElse(null);
+            return key.equals(STATE_DIR) && packagedStateDir.equals(value) ? platform.defaultStateDir() : value;
+        };
         try {
             sources.refuseUnknownKeys();
-            BridgeSettings settings = BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+            BridgeSettings settings = BridgeSettings.read(values, platform);
             if (settings.eventLog().enabled() && context.getRegistry().lookupByName(EventLogSink.WRITER_BEAN) == null) {
                 // Refused here, where the key's origin is known: only Windows has an Event Log.
                 context.getRegistry().bind(EventLogSink.WRITER_BEAN, EventLogSink.systemWriter(settings.eventLog()));
@@ -206,7 +221,7 @@ public class BridgeConfiguration implements CamelConfiguration {
                 }
             }
             startSimulator(context, settings).forEach(properties::addOverrideProperty);
-            return BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+            return BridgeSettings.read(values, platform);
         } catch (BadConfigurationException bad) {
             throw bad.from(sources.origin(bad.key()));
         }

@@ -38,14 +38,20 @@ public record BridgeSettings(
         ActionSettings actions) {
 
     public static BridgeSettings read(Function<String, String> properties) {
-        SettingsReader r = new SettingsReader(properties);
+        return read(properties, io.github.scheduledeventsbridge.platform.Platform.current());
+    }
+
+    /** Paths on {@code platform}'s file system; without a configured state directory, the platform's default. */
+    public static BridgeSettings read(Function<String, String> properties,
+                                      io.github.scheduledeventsbridge.platform.Platform platform) {
+        SettingsReader r = new SettingsReader(properties, platform);
         String filter = r.string("bridge.filter.resources", "all").toLowerCase(Locale.ROOT);
         if (!filter.equals("all") && !filter.equals("own")) {
             throw new BadConfigurationException("bridge.filter.resources", "'" + filter + "' is neither 'all' nor 'own'");
         }
         return new BridgeSettings(
                 ImdsSettings.read(r),
-                r.writableDirectory("bridge.state.dir", "./data"),
+                r.writableDirectory("bridge.state.dir", platform.defaultStateDir()),
                 filter,
                 WebhookSettings.read(r),
                 EventHubsSettings.read(r),

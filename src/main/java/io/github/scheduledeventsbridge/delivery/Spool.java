@@ -232,7 +232,7 @@ public final class Spool implements SpoolMXBean {
         if (entry.document() != null) {
             lastDelivered.put(entry.sinkId(), clock.instant());
             removed(entry);
-        } else if (Files.deleteIfExists(entry.file())) {
+        } else if (AtomicFiles.deleteIfExists(entry.file())) {
             lastDelivered.put(entry.sinkId(), clock.instant());
             if (counter(entry.sinkId()).decrementAndGet() <= 0) {
                 waitingSince.remove(entry.sinkId());
@@ -248,7 +248,7 @@ public final class Spool implements SpoolMXBean {
                 return;
             }
             if (waiting == 0) {
-                Files.deleteIfExists(entry.document().file());
+                AtomicFiles.deleteIfExists(entry.document().file());
                 documents.remove(entry.document());
             }
         }
@@ -334,7 +334,7 @@ public final class Spool implements SpoolMXBean {
         }
         try {
             if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir);
+                AtomicFiles.createDirectories(dir);
                 // The new directory's name (and the spool root's) must be on disk before any file in it counts as spooled.
                 AtomicFiles.force(root);
                 if (root.getParent() != null) {

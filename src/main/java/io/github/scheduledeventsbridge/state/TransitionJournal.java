@@ -286,7 +286,7 @@ public final class TransitionJournal {
     private void quarantine(Clock clock, Exception cause) {
         Path aside = stateFile.resolveSibling(STATE_FILE + ".corrupt-" + clock.millis());
         try {
-            Files.move(stateFile, aside, StandardCopyOption.REPLACE_EXISTING);
+            AtomicFiles.move(stateFile, aside, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new UncheckedIOException("State file " + stateFile + " is corrupt and cannot be moved aside", e);
         }

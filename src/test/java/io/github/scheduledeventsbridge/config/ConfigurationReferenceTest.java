@@ -28,7 +28,8 @@ class ConfigurationReferenceTest {
     private static final Path PROPERTIES = Path.of("config/application.properties");
     private static final Path PAGE = Path.of("docs/configuration.md");
     /** A key as prose names it: -Dbridge.x.y, `bridge.x.y`, BRIDGE_X_Y (not io.github.scheduledeventsbridge.…). */
-    private static final Pattern NAMED_KEY = Pattern.compile("(?<![a-z0-9._/-])bridge\\.[a-z][a-z0-9-]*(?:\\.[a-z][a-z0-9-]*)*");
+    /** Not after a path separator (Linux's or Windows'): {@code /etc/…/bridge.properties} is a file, not a key. */
+    private static final Pattern NAMED_KEY = Pattern.compile("(?<![a-z0-9._/\\\\-])bridge\\.[a-z][a-z0-9-]*(?:\\.[a-z][a-z0-9-]*)*");
     /** Named on purpose: a property of the build (pom.xml), and the name of the packages' settings file. */
     private static final Set<String> NOT_SETTINGS = Set.of("bridge.commit", "bridge.properties");
     private static final Pattern NAMED_VARIABLE = Pattern.compile("\\bBRIDGE_[A-Z0-9_]*[A-Z0-9]\\b");
