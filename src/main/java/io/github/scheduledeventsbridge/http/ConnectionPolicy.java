@@ -1,15 +1,10 @@
 package io.github.scheduledeventsbridge.http;
 
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Connection;
-import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.SocketChannelEndPoint;
 import org.eclipse.jetty.io.ssl.SslConnection;
-import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +50,7 @@ final class ConnectionPolicy implements Connection.Listener {
     private final Semaphore opened = new Semaphore(1);
     private long lastAcceptFailureLogged;
 
-    private static final class Tracked {
+    static final class Tracked {
         final EndPoint endPoint;
         final String client;
         boolean answering;
@@ -153,44 +148,8 @@ final class ConnectionPolicy implements Connection.Listener {
         return open.size();
     }
 
-    /** The port's handler behind the policy: requests become answering once whole, idle again once answered. */
-    Handler guard(Handler handler) {
-        return new Handler.Wrapper(handler) {
-            @Override
-            public boolean handle(Request request, Response response, Callback callback) throws Exception {
-                Tracked tracked = tracked(request);
-                boolean body = request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
-                if (!body) {
-                    answering(tracked);
-                }
-                Request seen = body ? new Request.Wrapper(request) {
-                    @Override
-                    public Content.Chunk read() {
-                        Content.Chunk chunk = super.read();
-                        if (chunk != null && chunk.isLast() && !Content.Chunk.isFailure(chunk)) {
-                            answering(tracked);
-                        }
-                        return chunk;
-                    }
-                } : request;
-                return super.handle(seen, response, new Callback.Nested(callback) {
-                    @Override
-                    public void succeeded() {
-                        answered(tracked);
-                        super.succeeded();
-                    }
-
-                    @Override
-                    public void failed(Throwable x) {
-                        answered(tracked);
-                        super.failed(x);
-                    }
-                });
-            }
-        };
-    }
-
-    private synchronized Tracked tracked(Request request) {
+    /** The request's connection, or null once it was closed. */
+    synchronized Tracked tracked(Request request) {
         EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
         if (endPoint instanceof SslConnection.SslEndPoint tls) {
             endPoint = tls.getSslConnection().getEndPoint();
@@ -198,7 +157,7 @@ final class ConnectionPolicy implements Connection.Listener {
         return open.get(endPoint);
     }
 
-    private synchronized void answering(Tracked tracked) {
+    synchronized void answering(Tracked tracked) {
         if (tracked != null && !tracked.gone && !tracked.answering) {
             tracked.answering = true;
             tracked.deadline.cancel();
@@ -206,7 +165,7 @@ final class ConnectionPolicy implements Connection.Listener {
     }
 
     /** The answer is written: a kept-alive connection is idle again, with a new deadline for its next request. */
-    private synchronized void answered(Tracked tracked) {
+    synchronized void answered(Tracked tracked) {
         if (tracked != null && !tracked.gone && tracked.answering) {
             tracked.answering = false;
             tracked.deadline = scheduler.schedule(() -> expire(tracked), limits.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);

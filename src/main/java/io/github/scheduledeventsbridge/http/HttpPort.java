@@ -13,7 +13,6 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.SizeLimitHandler;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
@@ -158,9 +157,7 @@ public final class HttpPort extends ServiceSupport {
         connector.setAcceptQueueSize(128);
         connector.addBean(connections);
         jetty.addConnector(connector);
-        SizeLimitHandler bodyLimit = new SizeLimitHandler(limits.maxBodyBytes(), -1);
-        bodyLimit.setHandler(handler);
-        jetty.setHandler(connections.guard(bodyLimit));
+        jetty.setHandler(new RequestGuard(connections, limits.maxBodyBytes(), observer, handler));
         try {
             jetty.start();
         } catch (Exception e) {
@@ -246,8 +243,7 @@ public final class HttpPort extends ServiceSupport {
             int status = response.getStatus();
             String reason = switch (status) {
                 case 400 -> "not an HTTP/1.1 request";
-                case 413 -> limits.maxBodyBytes() == 0 ? "no request body accepted"
-                        : "body over " + limits.maxBodyBytes() / 1024 + " KiB";
+                case 413 -> RequestGuard.tooLarge(limits.maxBodyBytes());
                 case 414 -> "request line too long";
                 case 431 -> "headers too large";
                 case 505 -> "only HTTP/1.1 is spoken";
