@@ -144,10 +144,6 @@ final class ConnectionPolicy implements Connection.Listener {
         closing.forEach(this::close);
     }
 
-    synchronized int openConnections() {
-        return open.size();
-    }
-
     /** The request's connection, or null once it was closed. */
     synchronized Tracked tracked(Request request) {
         EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();

@@ -66,7 +66,6 @@ public final class HttpPort extends ServiceSupport {
     private Tls tls;
     private Observer observer = Observer.NONE;
     private Server server;
-    private ConnectionPolicy policy;
     private volatile int port = -1;
 
     /** {@code threads}: the most requests answered at once (the acceptor and the selector come on top). */
@@ -92,20 +91,6 @@ public final class HttpPort extends ServiceSupport {
     /** The port it listens on (useful with port 0), or -1. */
     public int port() {
         return port;
-    }
-
-    public String host() {
-        return host;
-    }
-
-    public PortLimits limits() {
-        return limits;
-    }
-
-    /** Open connections, for tests. */
-    public int openConnections() {
-        ConnectionPolicy current = policy;
-        return current == null ? 0 : current.openConnections();
     }
 
     /** Marks the request's connection as trusted (e.g. authenticated): never closed as idle while answered. */
@@ -169,7 +154,6 @@ public final class HttpPort extends ServiceSupport {
             throw e;
         }
         server = jetty;
-        policy = connections;
         port = connector.getLocalPort();
     }
 
@@ -177,7 +161,6 @@ public final class HttpPort extends ServiceSupport {
     protected void doStop() throws Exception {
         Server jetty = server;
         server = null;
-        policy = null;
         port = -1;
         if (jetty != null) {
             jetty.stop();
@@ -246,7 +229,7 @@ public final class HttpPort extends ServiceSupport {
                 case 413 -> RequestGuard.tooLarge(limits.maxBodyBytes());
                 case 414 -> "request line too long";
                 case 431 -> "headers too large";
-                case 505 -> "only HTTP/1.1 is spoken";
+                case 426, 505 -> "only HTTP/1.1 is spoken";
                 default -> "request refused";
             };
             observer.refused(Request.getRemoteAddr(request), status, reason);

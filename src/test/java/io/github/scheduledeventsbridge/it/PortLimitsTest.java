@@ -5,6 +5,7 @@ import io.github.scheduledeventsbridge.management.ManagementServer;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.RawSockets;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -159,10 +160,19 @@ class PortLimitsTest {
 
     @ParameterizedTest
     @EnumSource(Port.class)
-    void headersPast8KiBAreRefusedWith431(Port port) throws Exception {
-        String answer = RawSockets.exchangeFrom("127.0.0.4", port(port), "GET / HTTP/1.1\r\nHost: x\r\nX-Padding: "
-                + "a".repeat(9 * 1024) + "\r\n\r\n", SLACK);
-        assertThat(answer).startsWith("HTTP/1.1 431").contains("application/json");
+    void headersPast8KiBAreRefusedWith431AndLeaveNoLinePerRequest(Port port) throws Exception {
+        try (LogCapture log = LogCapture.install()) {
+            for (int i = 0; i < 20; i++) {
+                String answer = RawSockets.exchangeFrom("127.0.0.4", port(port), "GET / HTTP/1.1\r\nHost: x\r\nX-Padding: "
+                        + "a".repeat(9 * 1024) + "\r\n\r\n", SLACK);
+                assertThat(answer).startsWith("HTTP/1.1 431").contains("application/json");
+                assertThat(RawSockets.exchangeFrom("127.0.0.4", port(port), "GET /" + "a".repeat(9 * 1024)
+                        + " HTTP/1.1\r\nHost: x\r\n\r\n", SLACK)).startsWith("HTTP/1.1 414");
+            }
+            // Any client may send these as often as it likes: the approval audit's 20 lines a minute, nothing per request.
+            assertThat(log.lines().stream().filter(l -> l.contains("too large") || l.contains("too long")))
+                    .hasSizeLessThanOrEqualTo(20).noneMatch(l -> l.contains("is too large"));
+        }
         assertThat(RawSockets.exchangeFrom("127.0.0.1", port(port), ownRequest(port), SLACK)).matches("(?s)" + port.answered + " .*");
     }
 

@@ -39,16 +39,7 @@ public final class RawSockets {
 
     /** A new connection to {@code port} on loopback that sends {@code start} and then nothing more. */
     public static Socket stall(int port, String start) throws IOException {
-        Socket socket = new Socket();
-        try {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-            socket.getOutputStream().write(start.getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
-            return socket;
-        } catch (IOException e) {
-            socket.close();
-            throw e;
-        }
+        return stallFrom("127.0.0.1", port, start);
     }
 
     /**
@@ -97,11 +88,6 @@ public final class RawSockets {
      * takes longer than {@code within} throws ({@link java.net.SocketTimeoutException}).
      */
     public static String exchange(int port, String request, Duration within) throws IOException {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), (int) within.toMillis());
-            socket.setSoTimeout((int) within.toMillis());
-            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-            return readAll(socket.getInputStream());
-        }
+        return exchangeFrom("127.0.0.1", port, request, within);
     }
 }
