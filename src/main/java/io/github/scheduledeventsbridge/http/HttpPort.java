@@ -197,8 +197,8 @@ public final class HttpPort extends ServiceSupport {
 
         @Override
         protected boolean handleAcceptFailure(Throwable failure) {
-            if (!isRunning() || failure instanceof java.nio.channels.ClosedByInterruptException) {
-                return false;
+            if (!isRunning() || !isOpen() || failure instanceof java.nio.channels.ClosedChannelException) {
+                return false; // stopping: the listening socket was closed under the acceptor
             }
             policy.acceptFailed(failure);
             try {
