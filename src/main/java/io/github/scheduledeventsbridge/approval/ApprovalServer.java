@@ -59,10 +59,11 @@ public final class ApprovalServer extends ServiceSupport {
         this.tls = tls;
         this.audit = audit;
         ApprovalDispatcher dispatcher = new ApprovalDispatcher(context);
-        // Once a request is in, the connection also waits for IMDS.
+        // Once a request is in, the connection also waits for IMDS; so may a thread (8: approvals are few, and the
+        // threads that read other connections must stay free).
         PortLimits limits = PortLimits.of(listener.maxConnections(), ApprovalGate.MAX_BODY_BYTES, listener.requestTimeout())
                 .answeringWithin(listener.requestTimeout().plus(Duration.ofMillis(imdsTimeoutMs + 5_000)));
-        this.port = new HttpPort("approval", listener.host(), listener.port(), limits, 4, new Api(dispatcher, audit))
+        this.port = new HttpPort("approval", listener.host(), listener.port(), limits, 8, new Api(dispatcher, audit))
                 .tls(tls.enabled() ? new HttpPort.Tls(tls.keystore(), tls.password(), tls.type()) : null)
                 .observer(new HttpPort.Observer() {
                     @Override
