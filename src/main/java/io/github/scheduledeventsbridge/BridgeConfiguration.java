@@ -279,7 +279,7 @@ public class BridgeConfiguration implements CamelConfiguration {
             LOG.info("Remote approval API off (bridge.approval.secret is not set)");
             return;
         }
-        // A small dedicated Vert.x server rather than platform-http: see ApprovalServer for the limits it keeps.
+        // The agent's own HTTP port (http.HttpPort) rather than platform-http: see ApprovalServer for the limits it keeps.
         ApprovalAudit audit = new ApprovalAudit(clock, 20);
         context.getRegistry().bind("approvalGate", new ApprovalGate(
                 new WebhookSigner(settings.approval().secret(), clock), clock,

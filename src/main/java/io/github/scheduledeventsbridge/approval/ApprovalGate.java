@@ -162,7 +162,7 @@ public final class ApprovalGate {
     }
 
     private static String client(Exchange exchange) {
-        return exchange.getMessage().getHeader(ApprovalAudit.CLIENT_HEADER, "?", String.class);
+        return exchange.getProperty(ApprovalAudit.CLIENT_PROPERTY, "?", String.class);
     }
 
     private static byte[] body(Exchange exchange) {
