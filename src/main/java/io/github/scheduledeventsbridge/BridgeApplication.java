@@ -2,8 +2,10 @@ package io.github.scheduledeventsbridge;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
+import io.github.scheduledeventsbridge.config.ConfigFileEncoding;
 import io.github.scheduledeventsbridge.config.ConfigKeys;
 import io.github.scheduledeventsbridge.logging.BridgeLogging;
+import io.github.scheduledeventsbridge.platform.Platform;
 import org.apache.camel.main.Main;
 
 import java.nio.file.Files;
@@ -37,9 +39,34 @@ public final class BridgeApplication {
         if (args.length > 0) {
             return command(args);
         }
+        return runAgent(newMain());
+    }
+
+    /**
+     * A Windows service host (procrun, {@code --StartMode=jvm --StartMethod=start}): runs the agent as {@link #main}
+     * does and returns only once it has stopped, as procrun expects; a refusal exits with its code (2).
+     */
+    public static void start(String[] args) throws Exception {
+        BridgeLogging.configure();
+        int code = ServiceHost.run(BridgeApplication::runAgent);
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    /**
+     * The service host's stop ({@code --StopMethod=stop}): the same graceful stop as SIGTERM (lanes drained, spool
+     * documents rewritten with only their waiting messages); returns once the agent has stopped, or after
+     * {@code args[0]} seconds (default 60) when it has not.
+     */
+    public static void stop(String[] args) throws InterruptedException {
+        ServiceHost.stop(java.time.Duration.ofSeconds(args.length > 0 ? Long.parseLong(args[0].strip()) : 60));
+    }
+
+    static int runAgent(Main main) throws Exception {
         try {
             checkEarlySettings();
-            return newMain().run(args);
+            return main.run(new String[0]);
         } catch (Exception e) {
             BadConfigurationException bad = find(e);
             if (bad == null) {
@@ -72,7 +99,10 @@ public final class BridgeApplication {
         }
     }
 
-    /** What is read before Camel starts (the config file, the log format) is checked before it starts. */
+    /**
+     * What is read before Camel starts (the config files, the log format) is checked before it starts: a file that would
+     * be read wrong (UTF-16, a byte-order mark) stops start-up like a bad value.
+     */
     private static void checkEarlySettings() {
         String configFile = early(ConfigKeys.CONFIG_FILE);
         if (configFile != null && !configFile.isBlank()) {
@@ -80,6 +110,18 @@ public final class BridgeApplication {
             if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
                 throw new BadConfigurationException(ConfigKeys.CONFIG_FILE, file + " is not a readable file")
                         .from(earlySource(ConfigKeys.CONFIG_FILE));
+            }
+            String problem = ConfigFileEncoding.problem(file);
+            if (problem != null) {
+                throw new BadConfigurationException(ConfigKeys.CONFIG_FILE, file + " " + problem)
+                        .from(earlySource(ConfigKeys.CONFIG_FILE));
+            }
+        }
+        for (String optional : optionalConfigFiles(Platform.current())) {
+            Path file = Path.of(optional).toAbsolutePath();
+            String problem = Files.isRegularFile(file) ? ConfigFileEncoding.problem(file) : null;
+            if (problem != null) {
+                throw new BadConfigurationException(file.toString(), problem);
             }
         }
         String logFormat = early(ConfigKeys.LOG_FORMAT);
@@ -129,9 +171,25 @@ public final class BridgeApplication {
 
     /** Camel lets the first location that defines a key win, so the most specific file comes first. */
     static String locations() {
+        return locations(Platform.current());
+    }
+
+    static String locations(Platform platform) {
         String extra = early(ConfigKeys.CONFIG_FILE);
-        return (extra == null || extra.isBlank() ? "" : "file:" + extra + ",")
-                + "file:config/application.properties;optional=true,classpath:application.properties;optional=true";
+        StringBuilder locations = new StringBuilder(extra == null || extra.isBlank() ? "" : "file:" + extra + ",");
+        for (String optional : optionalConfigFiles(platform)) {
+            locations.append("file:").append(optional).append(";optional=true,");
+        }
+        return locations.append("classpath:application.properties;optional=true").toString();
+    }
+
+    /** Read when they exist: on Windows the one under %ProgramData% first, then ./config/application.properties. */
+    static java.util.List<String> optionalConfigFiles(Platform platform) {
+        java.util.List<String> files = new java.util.ArrayList<>();
+        // Camel reads locations as URLs: forward slashes, which Windows takes as well.
+        platform.defaultConfigFile().ifPresent(file -> files.add(file.replace('\\', '/')));
+        files.add("config/application.properties");
+        return files;
     }
 
     private static BadConfigurationException find(Throwable t) {

@@ -24,6 +24,8 @@ import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.WebhookFormats;
 import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
 import io.github.scheduledeventsbridge.delivery.email.EmailSink;
+import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
+import io.github.scheduledeventsbridge.delivery.eventlog.EventLogWriter;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.Spool;
@@ -44,6 +46,8 @@ import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.management.ManagementServer;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
 import io.github.scheduledeventsbridge.health.StorageHealth;
+import io.github.scheduledeventsbridge.platform.Platform;
+import io.github.scheduledeventsbridge.state.AtomicFiles;
 import io.github.scheduledeventsbridge.state.BootTime;
 import io.github.scheduledeventsbridge.state.ObservationWatch;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
@@ -73,23 +77,30 @@ import java.util.Map;
 public class BridgeConfiguration implements CamelConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(BridgeConfiguration.class);
+    private static final String STATE_DIR = "bridge.state.dir";
 
     @Override
     public void configure(CamelContext context) throws Exception {
         LOG.info("scheduled-events-bridge {} (commit {}) starting", BridgeVersion.current(), BridgeVersion.commit());
         PropertiesComponent properties = context.getPropertiesComponent();
-        BridgeSettings settings = readSettings(context, (org.apache.camel.component.properties.PropertiesComponent) properties);
+        // Tests bind their own "platform" (Windows on an in-memory file system); the agent runs on this JVM's.
+        Platform platform = java.util.Optional.ofNullable(context.getRegistry().lookupByNameAndType("platform", Platform.class))
+                .orElseGet(Platform::current);
+        BridgeSettings settings = readSettings(context, (org.apache.camel.component.properties.PropertiesComponent) properties,
+                platform);
+        AtomicFiles.removeLeftovers(settings.stateDir());
         ManagementServer.install(context, settings.management());
         rememberSecrets(settings);
 
         Clock clock = Clock.systemUTC();
         Registry registry = context.getRegistry();
-        VmIdentity identity = new VmIdentity(clock);
+        // The last known identity (state dir) answers for this VM until IMDS instance metadata does.
+        VmIdentity identity = new VmIdentity(clock, settings.stateDir());
         ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
         StorageHealth storage = new StorageHealth(clock);
-        // Tests bind their own "bootTime"; the agent reads the kernel's.
+        // Tests bind their own "bootTime"; the agent asks the platform.
         BootTime bootTime = java.util.Optional.ofNullable(context.getRegistry().lookupByNameAndType("bootTime", BootTime.class))
-                .orElseGet(BootTime::system);
+                .orElseGet(platform::bootTime);
         TransitionJournal journal = new TransitionJournal(settings.stateDir(), new TransitionDetector(),
                 new CloudEventFactory(clock, identity), resourceFilter, clock,
                 new ObservationWatch(ObservationWatch.maxGap(settings.imds().pollInterval()), bootTime, clock), storage);
@@ -153,6 +164,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("webhookFormats", new WebhookFormats());
         registry.bind("emailComposer", new EmailComposer());
         registry.bind("eventHubsBatch", new EventHubsBatch());
+        configureEventLog(context, settings);
 
         context.addStartupListener(new StartupRecovery());
         ReadinessChecks.registerIdentity(context, identity);
@@ -163,7 +175,8 @@ public class BridgeConfiguration implements CamelConfiguration {
         ApprovalPolicy policy = new ApprovalPolicy(auto.userInitiated(), auto.freezeMaxSeconds(), auto.eventTypes(),
                 auto.leaderOnly());
         registry.bind("imdsStartAnswer", new ImdsStartAnswer());
-        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock));
+        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock,
+                new io.github.scheduledeventsbridge.approval.WithheldApprovals(context)));
         if (policy.hasRules()) {
             LOG.info("Auto-approval{}: {}", auto.dryRun() ? " (DRY RUN: nothing is sent to IMDS)" : "", policy);
         }
@@ -187,16 +200,27 @@ public class BridgeConfiguration implements CamelConfiguration {
      * The checks read exactly what the routes' placeholders will read; nothing is re-published.
      */
     static BridgeSettings readSettings(CamelContext context,
-                                       org.apache.camel.component.properties.PropertiesComponent properties)
-            throws Exception {
+                                       org.apache.camel.component.properties.PropertiesComponent properties,
+                                       Platform platform) throws Exception {
         // Camel's own environment lookup would let BRIDGE_* beat -D; the source below keeps -D first.
         properties.setEnvironmentVariableMode(
                 org.apache.camel.component.properties.PropertiesComponent.ENVIRONMENT_VARIABLES_MODE_NEVER);
-        properties.addPropertiesSource(new EnvironmentVariablesSource(System.getenv()));
-        ConfigurationSources sources = new ConfigurationSources(properties, System.getenv());
+        properties.addPropertiesSource(new EnvironmentVariablesSource(platform.environment()));
+        ConfigurationSources sources = new ConfigurationSources(properties, platform.environment());
+        // The packaged state directory (./data, also in the repository's copy of the defaults) is the platform's default:
+        // on Windows %ProgramData%\scheduled-events-bridge, not a ./data that a service would find in System32.
+        String packagedStateDir = io.github.scheduledeventsbridge.config.ConfigKeys.packaged().defaultValue(STATE_DIR);
+        java.util.function.Function<String, String> values = key -> {
+            String value = properties.resolveProperty(key).orElse(null);
+            return key.equals(STATE_DIR) && packagedStateDir.equals(value) ? platform.defaultStateDir() : value;
+        };
         try {
             sources.refuseUnknownKeys();
-            BridgeSettings settings = BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+            BridgeSettings settings = BridgeSettings.read(values, platform);
+            if (settings.eventLog().enabled() && context.getRegistry().lookupByName(EventLogSink.WRITER_BEAN) == null) {
+                // Refused here, where the key's origin is known: only Windows has an Event Log.
+                context.getRegistry().bind(EventLogSink.WRITER_BEAN, EventLogSink.systemWriter(settings.eventLog()));
+            }
             if (!settings.simulator().enabled()) {
                 return settings;
             }
@@ -211,7 +235,7 @@ public class BridgeConfiguration implements CamelConfiguration {
                 }
             }
             startSimulator(context, settings).forEach(properties::addOverrideProperty);
-            return BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+            return BridgeSettings.read(values, platform);
         } catch (BadConfigurationException bad) {
             throw bad.from(sources.origin(bad.key()));
         }
@@ -238,7 +262,30 @@ public class BridgeConfiguration implements CamelConfiguration {
         if (settings.email().enabled()) {
             sinks.add(EmailSink.create(settings.email(), filter(settings.email().filter(), identity)));
         }
+        if (settings.eventLog().enabled()) {
+            sinks.add(EventLogSink.create(settings.eventLog(), filter(settings.eventLog().filter(), identity)));
+        }
         return sinks;
+    }
+
+    /**
+     * The Event Log sink's attempt bean (bound always, as routes/eventlog-sink.yaml names it), writing through the
+     * writer chosen with the settings (readSettings); without the sink no lane ever calls it.
+     */
+    private static void configureEventLog(CamelContext context, BridgeSettings settings) throws Exception {
+        EventLogWriter writer = settings.eventLog().enabled()
+                ? context.getRegistry().lookupByNameAndType(EventLogSink.WRITER_BEAN, EventLogWriter.class) : null;
+        EventLogSink sink = new EventLogSink(writer);
+        context.getRegistry().bind("eventLogSink", sink);
+        if (writer == null) {
+            return;
+        }
+        context.addService(new ServiceSupport() {
+            @Override
+            protected void doStop() {
+                sink.close();
+            }
+        }, true, true);
     }
 
     private static SinkFilter filter(io.github.scheduledeventsbridge.delivery.FilterSettings f, VmIdentity identity) {
@@ -258,7 +305,7 @@ public class BridgeConfiguration implements CamelConfiguration {
             LOG.info("Remote approval API off (bridge.approval.secret is not set)");
             return;
         }
-        // A small dedicated Vert.x server rather than platform-http: see ApprovalServer for the limits it keeps.
+        // The agent's own HTTP port (http.HttpPort) rather than platform-http: see ApprovalServer for the limits it keeps.
         ApprovalAudit audit = new ApprovalAudit(clock, 20);
         context.getRegistry().bind("approvalGate", new ApprovalGate(
                 new WebhookSigner(settings.approval().secret(), clock), clock,
@@ -278,7 +325,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
-    /** CONTRACT §7 and §8: the prepare/recover runner (always bound; idle without commands) and the drain signal. */
+    /** docs/actions-and-drain.md: the prepare/recover runner (always bound; idle without commands) and the drain signal. */
     private static void configureActions(CamelContext context, io.github.scheduledeventsbridge.action.ActionSettings actions,
                                          VmIdentity identity, TransitionJournal journal, Clock clock,
                                          java.nio.file.Path stateDir) throws Exception {
@@ -320,7 +367,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
-    /** The simulator runs inside this JVM and the agent is pointed at it (CONTRACT §1). */
+    /** The simulator runs inside this JVM and the agent is pointed at it (docs/getting-started.md). */
     private static Map<String, String> startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
         ImdsSimulator.Options options = ImdsSimulator.Options.defaults()
                 .withPort(settings.simulator().port())

@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * CONTRACT §7: runs the operator's prepare and recover commands for events affecting this VM, never on the poll
+ * docs/actions-and-drain.md: runs the operator's prepare and recover commands for events affecting this VM, never on the poll
  * thread (a small pool of its own), each through {@code /bin/sh -c} in its own session so that a timeout kills
  * it and its children. The outcome goes to the log, to {@code bridge.actions{action,outcome}} and, as a
  * CloudEvent recorded in the journal's outbox, to every sink with the next poll.
@@ -103,7 +103,7 @@ public final class ActionRunner {
         MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
         if (registry != null) {
             io.micrometer.core.instrument.Gauge.builder("bridge.vm.identity.known", identity, i -> i.isKnown() ? 1 : 0)
-                    .description("1 once IMDS instance metadata named this VM").register(registry);
+                    .description("1 once this VM's identity is known: from IMDS instance metadata, or the last known one").register(registry);
         }
         for (ActionState.Entry entry : state.entries()) {
             if (entry.status().equals("requested") && entry.action().equals(PREPARE)) {
@@ -248,7 +248,7 @@ public final class ActionRunner {
         return outcomeEvent(entry, result.outcome(), result.exitCode(), result.took());
     }
 
-    /** CONTRACT §7's SEB_* variables, from the transition's CloudEvent data. */
+    /** The SEB_* variables of docs/actions-and-drain.md, from the transition's CloudEvent data. */
     private static Map<String, String> environment(JsonNode data) {
         Map<String, String> env = new java.util.LinkedHashMap<>();
         env.put("SEB_TRANSITION", data.path("transition").asText(""));

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Set;
 
 /**
- * CONTRACT §7 and §8: the operator's prepare and recover commands, approval after a successful prepare,
+ * docs/actions-and-drain.md: the operator's prepare and recover commands, approval after a successful prepare,
  * and the drain signal. Empty commands and an empty drain port mean off.
  */
 public record ActionSettings(String prepareCommand, Set<String> prepareEventTypes, String recoverCommand,

@@ -148,7 +148,7 @@ public final class ActionState {
         } catch (IOException | RuntimeException e) {
             Path aside = file.resolveSibling(FILE + ".corrupt-" + System.currentTimeMillis());
             try {
-                Files.move(file, aside);
+                AtomicFiles.move(file, aside);
             } catch (IOException moveFailed) {
                 throw new UncheckedIOException("Cannot move the corrupt " + file + " aside", moveFailed);
             }

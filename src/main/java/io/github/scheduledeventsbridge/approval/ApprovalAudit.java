@@ -16,8 +16,8 @@ import java.util.List;
  */
 public final class ApprovalAudit {
 
-    /** Message header carrying the client's address from the approval server to the routes. */
-    public static final String CLIENT_HEADER = "BridgeApprovalClient";
+    /** Exchange property carrying the client's address from the approval server to the routes (headers are dropped). */
+    public static final String CLIENT_PROPERTY = "BridgeApprovalClient";
     private static final Logger LOG = LoggerFactory.getLogger("io.github.scheduledeventsbridge.approval.audit");
     private static final Duration MINUTE = Duration.ofMinutes(1);
 
@@ -40,7 +40,20 @@ public final class ApprovalAudit {
 
     /** {@code eventIds} is null when the request was refused before its body could be trusted. */
     public void refused(String client, int status, String reason, List<String> eventIds) {
-        String line;
+        // Reasons may quote an EventId from a (signed) body: no control characters reach the log.
+        warnRateLimited("Approval request from " + client + (eventIds == null ? "" : " for " + eventIds)
+                + " refused with " + status + ": " + reason);
+    }
+
+    /**
+     * A connection closed without an answer (no whole request in time, or the oldest idle one at a cap): nothing
+     * was written to it, so no status is named. Rate-limited with the refusals: a flood is made of these.
+     */
+    public void closed(String client, String reason) {
+        warnRateLimited("Approval connection from " + client + " closed without an answer: " + reason);
+    }
+
+    private void warnRateLimited(String line) {
         synchronized (this) {
             rollWindow();
             if (logged >= refusalsPerMinute) {
@@ -48,11 +61,8 @@ public final class ApprovalAudit {
                 return;
             }
             logged++;
-            // Reasons may quote an EventId from a (signed) body: no control characters reach the log.
-            line = ("Approval request from " + client + (eventIds == null ? "" : " for " + eventIds)
-                    + " refused with " + status + ": " + reason).replaceAll("\\p{Cntrl}", "?");
         }
-        LOG.warn(line);
+        LOG.warn(line.replaceAll("\\p{Cntrl}", "?"));
     }
 
     /** Writes the summary of a minute that is over; called on a timer, so a flood that stopped is still summed up. */
@@ -73,7 +83,8 @@ public final class ApprovalAudit {
             return;
         }
         if (suppressed > 0) {
-            LOG.warn("… and {} more approval refusals in the last minute (not logged one by one)", suppressed);
+            LOG.warn("… and {} more approval refusals and unanswered connections in the last minute (not logged one by one)",
+                    suppressed);
         }
         windowStart = now;
         logged = 0;

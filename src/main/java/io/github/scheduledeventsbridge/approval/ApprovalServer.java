@@ -1,48 +1,41 @@
 package io.github.scheduledeventsbridge.approval;
 
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
-
-
-import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.core.file.FileSystemOptions;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpConnection;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.net.JksOptions;
-import io.vertx.core.net.PfxOptions;
+import io.github.scheduledeventsbridge.http.HttpPort;
+import io.github.scheduledeventsbridge.http.PortLimits;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.service.ServiceSupport;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.BindException;
-import java.util.HashMap;
-import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.ExecutionException;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The approval port: a small Vert.x HTTP/1.1 server in front of the {@code direct:approval-*} routes.
- *
- * <p>Why not camel-platform-http-vertx: that server has no limit on connections, no read deadline (slowloris),
- * speaks h2c, buffers a whole body before refusing it, consumes form-encoded bodies as parameters (the signature
- * covers the raw bytes), answers refusals in plain text and logs a port it could not bind as up. Every byte that
- * arrives here is bounded before Camel sees it:
+ * The approval port: the agent's one HTTP stack ({@link HttpPort}, its connection policy and limits) in front of
+ * the {@code direct:approval-*} routes. Every byte that arrives is bounded before Camel sees it:
  * <ul>
- *   <li>at most {@code bridge.approval.max-connections} open connections; one more is closed at once;</li>
+ *   <li>at most {@code bridge.approval.max-connections} open connections; at the cap the oldest idle one is
+ *       closed, never one whose request has arrived (a signed request is answered, whoever holds idle
+ *       connections), and a quarter of them at most per client address;</li>
  *   <li>one request per connection, which must arrive whole (headers and body) within
  *       {@code bridge.approval.request-timeout}, else the connection is closed;</li>
  *   <li>a body over 64 KiB is refused with 413 as soon as it is announced or counted, never buffered, so
  *       max-connections × 64 KiB bounds the request memory (4 MiB by default);</li>
- *   <li>HTTP/1.1 only (no ALPN, no h2c upgrade), 8 KiB of headers, 2 KiB request line;</li>
+ *   <li>HTTP/1.1 only (no ALPN, no h2c upgrade), 8 KiB of request line and headers;</li>
  *   <li>every answer is JSON and closes the connection.</li>
  * </ul>
  * The checks that decide (signature, timestamp, replay, shape, event) stay in the routes and {@link ApprovalGate}.
+ * The route sees the raw body bytes, the two signature headers and the client's address, nothing else the client sent.
  */
 public final class ApprovalServer extends ServiceSupport {
 
@@ -51,210 +44,126 @@ public final class ApprovalServer extends ServiceSupport {
     private static final Logger LOG = LoggerFactory.getLogger(ApprovalServer.class);
     static final String APPROVALS_PATH = "/api/v1/approvals";
     static final String EVENTS_PATH = "/api/v1/events";
-    /** After a 413 the rest of the body is read and dropped (not kept) for a while, so the client sees the answer. */
-    private static final long DISCARD_LIMIT = 1024 * 1024;
 
     private final CamelContext context;
     private final ApprovalSettings.Listener listener;
     private final ApprovalSettings.Tls tls;
-    private final long idleTimeoutMs;
     private final ApprovalAudit audit;
-    private final Map<HttpConnection, Long> deadlines = new HashMap<>(); // event-loop thread only
-    private Vertx vertx;
-    private ApprovalDispatcher dispatcher;
-    private volatile int port = -1;
+    private final HttpPort port;
+    private ScheduledExecutorService auditTimer;
 
     public ApprovalServer(CamelContext context, ApprovalSettings.Listener listener, ApprovalSettings.Tls tls, long imdsTimeoutMs,
                           ApprovalAudit audit) {
         this.context = context;
         this.listener = listener;
         this.tls = tls;
-        // The connection also waits for IMDS once its request is in; idleness only ends a stuck writer/reader.
-        this.idleTimeoutMs = listener.requestTimeout().toMillis() + imdsTimeoutMs + 5_000;
         this.audit = audit;
+        ApprovalDispatcher dispatcher = new ApprovalDispatcher(context);
+        // Once a request is in, the connection also waits for IMDS; so may a thread (8: approvals are few, and the
+        // threads that read other connections must stay free).
+        PortLimits limits = PortLimits.of(listener.maxConnections(), ApprovalGate.MAX_BODY_BYTES, listener.requestTimeout())
+                .answeringWithin(listener.requestTimeout().plus(Duration.ofMillis(imdsTimeoutMs + 5_000)));
+        this.port = new HttpPort("approval", listener.host(), listener.port(), limits, 8, new Api(dispatcher, audit))
+                .tls(tls.enabled() ? new HttpPort.Tls(tls.keystore(), tls.password(), tls.type()) : null)
+                .observer(new HttpPort.Observer() {
+                    @Override
+                    public void refused(String client, int status, String reason) {
+                        audit.refused(client, status, reason, null);
+                        dispatcher.count(Integer.toString(status));
+                    }
+
+                    @Override
+                    public void closedUnanswered(String client, String reason) {
+                        audit.closed(client, reason);
+                        dispatcher.count("closed-unanswered");
+                    }
+                });
     }
 
     /** The port it listens on (useful with port 0), or -1. */
     public int port() {
-        return port;
+        return port.port();
     }
 
     @Override
-    protected void doStart() throws Exception {
-        // One event loop, four workers for the routes (IMDS answers within bridge.imds.timeout); no file cache
-        // (no .vertx directory in the working directory, which may be read-only under systemd).
-        vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(4)
-                .setInternalBlockingPoolSize(1).setPreferNativeTransport(false)
-                .setFileSystemOptions(new FileSystemOptions().setFileCachingEnabled(false).setClassPathResolvingEnabled(false)));
-        dispatcher = new ApprovalDispatcher(context, vertx);
-        HttpServerOptions options = new HttpServerOptions()
-                .setHost(listener.host()).setPort(listener.port())
-                .setUseAlpn(false).setHttp2ClearTextEnabled(false)
-                .setMaxHeaderSize(8 * 1024).setMaxInitialLineLength(2 * 1024).setMaxChunkSize(8 * 1024)
-                .setCompressionSupported(false).setDecompressionSupported(false)
-                .setHandle100ContinueAutomatically(false)
-                .setIdleTimeout((int) idleTimeoutMs).setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                .setAcceptBacklog(128);
-        if (tls.enabled()) {
-            options.setSsl(true).setSslHandshakeTimeout(listener.requestTimeout().toMillis())
-                    .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS);
-            if ("JKS".equals(tls.type().toUpperCase(Locale.ROOT))) {
-                options.setKeyCertOptions(new JksOptions().setPath(tls.keystore().toString()).setPassword(tls.password()));
-            } else {
-                options.setKeyCertOptions(new PfxOptions().setPath(tls.keystore().toString()).setPassword(tls.password()));
-            }
-        }
-        HttpServer server = vertx.createHttpServer(options)
-                .connectionHandler(this::connected)
-                .invalidRequestHandler(this::invalid)
-                .requestHandler(this::request);
+    protected void doStart() {
         try {
-            port = server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS).actualPort();
-        } catch (ExecutionException e) {
-            vertx.close();
-            Throwable cause = e.getCause();
-            if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("in use")) {
+            port.start();
+        } catch (RuntimeException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof BindException || cause.getCause() instanceof BindException) {
                 throw new BadConfigurationException("bridge.approval.port", "port " + listener.port() + " on "
-                        + listener.host() + " cannot be bound (" + cause.getMessage() + ")");
+                        + listener.host() + " cannot be bound (" + (cause.getCause() == null ? cause : cause.getCause()).getMessage() + ")");
             }
             // Otherwise the keystore could not be used (wrong password, wrong type): the message names no secret.
             throw new BadConfigurationException(tls.enabled() ? "bridge.approval.tls.keystore" : "bridge.approval.host",
                     "cannot listen on " + listener.host() + ":" + listener.port() + " (" + cause.getClass().getSimpleName() + ")");
         }
-        vertx.setPeriodic(60_000, id -> audit.flush());
-        LOG.info("Remote approval API on {}:{} ({}, at most {} connections, {} ms per request): "
-                        + "POST {}, GET {}", listener.host(), port, tls, listener.maxConnections(),
-                listener.requestTimeout().toMillis(), APPROVALS_PATH, EVENTS_PATH);
+        auditTimer = context.getExecutorServiceManager().newSingleThreadScheduledExecutor(this, "approval-audit");
+        auditTimer.scheduleWithFixedDelay(audit::flush, 1, 1, TimeUnit.MINUTES);
+        LOG.info("Remote approval API on {}:{} ({}, at most {} connections, {} ms per request): POST {}, GET {}",
+                listener.host(), port.port(), tls, listener.maxConnections(), listener.requestTimeout().toMillis(),
+                APPROVALS_PATH, EVENTS_PATH);
     }
 
     @Override
     protected void doStop() {
-        if (vertx != null) {
+        if (auditTimer != null) {
+            context.getExecutorServiceManager().shutdown(auditTimer);
+            auditTimer = null;
             audit.flush();
-            vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> null).join();
-            vertx = null;
         }
-        port = -1;
+        port.stop();
     }
 
-    private void connected(HttpConnection connection) {
-        if (deadlines.size() >= listener.maxConnections()) {
-            audit.refused(address(connection), 503, "too many connections", null);
-            dispatcher.count("too-many-connections");
-            connection.close();
-            return;
-        }
-        long timer = vertx.setTimer(listener.requestTimeout().toMillis(), id -> {
-            deadlines.remove(connection);
-            audit.refused(address(connection), 408, "request not received within the request timeout", null);
-            dispatcher.count("408");
-            connection.close();
-        });
-        deadlines.put(connection, timer);
-        connection.closeHandler(v -> {
-            Long pending = deadlines.remove(connection);
-            if (pending != null) {
-                vertx.cancelTimer(pending);
-            }
-        });
-    }
+    /** POST /api/v1/approvals and GET /api/v1/events: path and method checked, the body read whole, then the route. */
+    private static final class Api extends Handler.Abstract {
+        private final ApprovalDispatcher dispatcher;
+        private final ApprovalAudit audit;
 
-    private void request(HttpServerRequest request) {
-        HttpConnection connection = request.connection();
-        if (!deadlines.containsKey(connection)) { // refused or timed out already
-            connection.close();
-            return;
+        Api(ApprovalDispatcher dispatcher, ApprovalAudit audit) {
+            this.dispatcher = dispatcher;
+            this.audit = audit;
         }
-        String client = address(connection);
-        String path = request.path();
-        HttpMethod expected = APPROVALS_PATH.equals(path) ? HttpMethod.POST : EVENTS_PATH.equals(path) ? HttpMethod.GET : null;
-        if (expected == null) {
-            refuse(request, client, 404, "no such path; the API is POST " + APPROVALS_PATH + " and GET " + EVENTS_PATH);
-            return;
-        }
-        if (!expected.equals(request.method())) {
-            request.response().putHeader("Allow", expected.name());
-            refuse(request, client, 405, "use " + expected.name() + " " + path);
-            return;
-        }
-        long announced = contentLength(request);
-        if (announced > ApprovalGate.MAX_BODY_BYTES) {
-            refuse(request, client, 413, "body over 64 KiB");
-            return;
-        }
-        if ("100-continue".equalsIgnoreCase(request.getHeader("Expect"))) {
-            request.response().writeContinue(); // only now that path, method and length are acceptable
-        }
-        Buffer body = Buffer.buffer(announced > 0 ? (int) announced : 256);
-        boolean[] refused = {false};
-        request.handler(chunk -> {
-            if (!refused[0] && body.length() + chunk.length() > ApprovalGate.MAX_BODY_BYTES) {
-                refused[0] = true;
-                refuse(request, client, 413, "body over 64 KiB");
-            } else if (!refused[0]) {
-                body.appendBuffer(chunk);
-            }
-        });
-        request.exceptionHandler(e -> connection.close());
-        request.endHandler(v -> {
-            if (refused[0]) {
-                return;
-            }
-            Long timer = deadlines.get(connection);
-            if (timer != null) {
-                vertx.cancelTimer(timer);
-            }
-            String endpoint = expected == HttpMethod.POST ? "direct:approval-api" : "direct:approval-events";
-            dispatcher.dispatch(endpoint, body.getBytes(), request.getHeader("X-Bridge-Timestamp"),
-                    request.getHeader("X-Bridge-Signature"), client).onComplete(answer -> {
-                        ApprovalDispatcher.Reply reply = answer.succeeded() ? answer.result()
-                                : ApprovalDispatcher.Reply.error(503, "the agent is not ready");
-                        ApprovalDispatcher.write(request, reply.status(), reply.json());
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            String client = Request.getRemoteAddr(request);
+            String path = request.getHttpURI().getPath();
+            String expected = APPROVALS_PATH.equals(path) ? "POST" : EVENTS_PATH.equals(path) ? "GET" : null;
+            if (expected == null) {
+                refuse(response, callback, client, 404, "no such path; the API is POST " + APPROVALS_PATH + " and GET " + EVENTS_PATH);
+            } else if (!expected.equals(request.getMethod())) {
+                response.getHeaders().put(HttpHeader.ALLOW, expected);
+                refuse(response, callback, client, 405, "use " + expected + " " + path);
+            } else {
+                // Bounded by the port (64 KiB, refused while it grows); read without holding a thread.
+                Content.Source.asByteArrayAsync(request, -1).whenComplete((body, failure) -> {
+                    if (failure != null) {
+                        if (failure instanceof HttpException http && http.getCode() == 413) {
+                            refuse(response, callback, client, 413, "body over 64 KiB");
+                        } else {
+                            callback.failed(failure);
+                        }
+                        return;
+                    }
+                    String endpoint = expected.equals("POST") ? "direct:approval-api" : "direct:approval-events";
+                    // The route may wait for IMDS: on a pool thread, never the one that read the body.
+                    request.getComponents().getThreadPool().execute(() -> {
+                        ApprovalDispatcher.Reply reply = dispatcher.call(endpoint, body, request.getHeaders().get("X-Bridge-Timestamp"),
+                                request.getHeaders().get("X-Bridge-Signature"), client);
+                        HttpPort.json(response, callback, reply.status(), reply.json(), true);
                     });
-        });
-    }
-
-    /** Refused before Camel: answered, counted, logged (rate-limited), then the rest of the body is dropped. */
-    private void refuse(HttpServerRequest request, String client, int status, String reason) {
-        audit.refused(client, status, reason, null);
-        dispatcher.count(Integer.toString(status));
-        if (!request.isEnded()) {
-            long[] dropped = {0};
-            request.handler(chunk -> {
-                dropped[0] += chunk.length();
-                if (dropped[0] > DISCARD_LIMIT) {
-                    request.connection().close();
-                }
-            });
+                });
+            }
+            return true;
         }
-        ApprovalDispatcher.write(request, status, ApprovalDispatcher.errorJson(reason));
-    }
 
-    /** Requests Netty could not decode (line or headers too long, not HTTP): a JSON answer, then closed. */
-    private void invalid(HttpServerRequest request) {
-        Throwable cause = request.decoderResult().cause();
-        String name = cause == null ? "" : cause.getClass().getSimpleName();
-        int status = name.contains("TooLongHttpLine") || name.contains("TooLongUri") ? 414
-                : name.contains("TooLongHttpHeader") ? 431 : 400;
-        String reason = status == 414 ? "request line too long" : status == 431 ? "headers too large" : "not an HTTP/1.1 request";
-        audit.refused(address(request.connection()), status, reason, null);
-        dispatcher.count(Integer.toString(status));
-        ApprovalDispatcher.write(request, status, ApprovalDispatcher.errorJson(reason));
-    }
-
-    private static long contentLength(HttpServerRequest request) {
-        String value = request.getHeader("Content-Length");
-        if (value == null) {
-            return -1;
+        /** Refused before Camel: answered, counted, logged (rate-limited). */
+        private void refuse(Response response, Callback callback, String client, int status, String reason) {
+            audit.refused(client, status, reason, null);
+            dispatcher.count(Integer.toString(status));
+            HttpPort.json(response, callback, status, HttpPort.errorJson(reason), true);
         }
-        try {
-            return Long.parseLong(value.trim());
-        } catch (NumberFormatException e) {
-            return Long.MAX_VALUE; // refused as too large rather than trusted
-        }
-    }
-
-    private static String address(HttpConnection connection) {
-        return connection.remoteAddress() == null ? "?" : connection.remoteAddress().hostAddress();
     }
 }

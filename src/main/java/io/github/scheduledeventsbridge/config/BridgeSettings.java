@@ -5,6 +5,7 @@ import io.github.scheduledeventsbridge.approval.ApprovalSettings;
 import io.github.scheduledeventsbridge.delivery.DeliverySettings;
 import io.github.scheduledeventsbridge.delivery.WebhookSettings;
 import io.github.scheduledeventsbridge.delivery.email.EmailSettings;
+import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSettings;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSettings;
 import io.github.scheduledeventsbridge.health.HealthSettings;
 import io.github.scheduledeventsbridge.imds.ImdsSettings;
@@ -28,6 +29,7 @@ public record BridgeSettings(
         WebhookSettings webhook,
         EventHubsSettings eventHubs,
         EmailSettings email,
+        EventLogSettings eventLog,
         DeliverySettings delivery,
         ApprovalSettings approval,
         HealthSettings health,
@@ -36,18 +38,25 @@ public record BridgeSettings(
         ActionSettings actions) {
 
     public static BridgeSettings read(Function<String, String> properties) {
-        SettingsReader r = new SettingsReader(properties);
+        return read(properties, io.github.scheduledeventsbridge.platform.Platform.current());
+    }
+
+    /** Paths on {@code platform}'s file system; without a configured state directory, the platform's default. */
+    public static BridgeSettings read(Function<String, String> properties,
+                                      io.github.scheduledeventsbridge.platform.Platform platform) {
+        SettingsReader r = new SettingsReader(properties, platform);
         String filter = r.string("bridge.filter.resources", "all").toLowerCase(Locale.ROOT);
         if (!filter.equals("all") && !filter.equals("own")) {
             throw new BadConfigurationException("bridge.filter.resources", "'" + filter + "' is neither 'all' nor 'own'");
         }
         return new BridgeSettings(
                 ImdsSettings.read(r),
-                r.writableDirectory("bridge.state.dir", "./data"),
+                r.writableDirectory("bridge.state.dir", platform.defaultStateDir()),
                 filter,
                 WebhookSettings.read(r),
                 EventHubsSettings.read(r),
                 EmailSettings.read(r),
+                EventLogSettings.read(r),
                 DeliverySettings.read(r),
                 ApprovalSettings.read(r),
                 HealthSettings.read(r),
@@ -60,7 +69,7 @@ public record BridgeSettings(
     public String toString() {
         // Records print every component; several of these hold secrets.
         return "BridgeSettings[imds " + imds.url() + ", every " + imds.pollInterval().toMillis() + " ms, state "
-                + stateDir + ", " + webhook + ", " + eventHubs + ", " + email + ", approvals "
+                + stateDir + ", " + webhook + ", " + eventHubs + ", " + email + ", " + eventLog + ", approvals "
                 + (approval.enabled() ? "on port " + approval.listener().port() : "off") + "]";
     }
 

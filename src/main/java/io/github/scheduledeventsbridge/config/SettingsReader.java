@@ -1,5 +1,8 @@
 package io.github.scheduledeventsbridge.config;
 
+import io.github.scheduledeventsbridge.platform.FileRules;
+import io.github.scheduledeventsbridge.platform.Platform;
+
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -20,9 +23,16 @@ import static io.github.scheduledeventsbridge.config.BridgeSettings.redact;
 public final class SettingsReader {
 
     private final Function<String, String> properties;
+    private final Platform platform;
 
     public SettingsReader(Function<String, String> properties) {
+        this(properties, Platform.current());
+    }
+
+    /** Paths are read on {@code platform}'s file system. */
+    public SettingsReader(Function<String, String> properties, Platform platform) {
         this.properties = properties;
+        this.platform = platform;
     }
 
     /** A host name or address that resolves. */
@@ -134,10 +144,12 @@ public final class SettingsReader {
         return Arrays.stream(string(key, "").split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
     }
 
+    /** Made if missing (0700 where permissions are POSIX); one that other users can read is warned about. */
     public Path writableDirectory(String key, String fallback) {
-        Path dir = Path.of(nonBlank(key, fallback)).toAbsolutePath().normalize();
+        Path dir = platform.path(nonBlank(key, fallback)).toAbsolutePath().normalize();
+        FileRules rules = FileRules.of(dir);
         try {
-            Files.createDirectories(dir);
+            rules.createDirectories(dir);
         } catch (Exception e) {
             throw new BadConfigurationException(key, dir + " cannot be created (" + e.getMessage() + ")");
         }
@@ -145,6 +157,10 @@ public final class SettingsReader {
             throw new BadConfigurationException(key, dir + " is not a writable directory");
         }
         StateFiles.requireReadable(key, dir);
+        rules.openToOthers(dir).ifPresent(mode -> org.slf4j.LoggerFactory.getLogger(SettingsReader.class).warn(
+                "{} ({}) is {}: other local users can list it and read what older versions wrote there (spooled "
+                        + "messages, dead letters); the agent's files are 0600. Make it private: chmod 700 {}",
+                key, dir, mode, dir));
         return dir;
     }
 

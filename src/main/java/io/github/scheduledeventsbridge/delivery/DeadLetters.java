@@ -44,7 +44,7 @@ public final class DeadLetters {
                                  @ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Throwable failure) throws IOException {
         Path file = entry.file();
         Path directory = file.getParent().resolve(DIRECTORY);
-        Files.createDirectories(directory);
+        AtomicFiles.createDirectories(directory);
         Path target;
         if (entry.document() != null) {
             // One message of a spool document: a file of its own here (<document>.jsonl.<line>.json), on
@@ -60,7 +60,7 @@ public final class DeadLetters {
         } else {
             target = directory.resolve(file.getFileName());
             try {
-                Files.move(file, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                AtomicFiles.move(file, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (NoSuchFileException gone) {
                 return;
             }

@@ -114,13 +114,14 @@ public final class Dispatcher {
                 return spool.write(sink, rest.get(0).seq(), null, MAPPER.writeValueAsBytes(batch));
             } catch (java.nio.file.FileAlreadyExistsException e) {
                 java.util.Set<String> spooled = new java.util.HashSet<>();
-                MAPPER.readTree(java.nio.file.Path.of(e.getFile()).toFile()).forEach(event -> spooled.add(event.path("id").asText()));
+                java.nio.file.Path there = spool.root().getFileSystem().getPath(e.getFile());
+                MAPPER.readTree(java.nio.file.Files.readAllBytes(there)).forEach(event -> spooled.add(event.path("id").asText()));
                 List<OutboundEvent> remaining = rest.stream().filter(event -> !spooled.contains(event.id())).toList();
                 if (remaining.size() == rest.size()) {
                     throw e;
                 }
                 if (remaining.isEmpty()) {
-                    return new SpoolEntry(sink.id(), sink.queue(), java.nio.file.Path.of(e.getFile()));
+                    return new SpoolEntry(sink.id(), sink.queue(), there);
                 }
                 rest = remaining;
             }

@@ -341,7 +341,7 @@ public final class Spool implements SpoolMXBean {
         }
         try {
             if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir);
+                AtomicFiles.createDirectories(dir);
                 // The new directory's name (and the spool root's) must be on disk before any file in it counts as spooled.
                 AtomicFiles.force(root);
                 if (root.getParent() != null) {

@@ -1,10 +1,10 @@
 package io.github.scheduledeventsbridge.delivery;
 
+import io.github.scheduledeventsbridge.state.AtomicFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -32,7 +32,7 @@ final class SpoolCleanup {
     /** Deletes {@code file}; false only when it was already gone. One that cannot be deleted now is retried. */
     boolean delete(Path file) {
         try {
-            return Files.deleteIfExists(file);
+            return AtomicFiles.deleteIfExists(file);
         } catch (IOException e) {
             if (undeleted.putIfAbsent(file, FIRST_RETRY) == null) {
                 if (undeleted.size() == 1) {
@@ -72,7 +72,7 @@ final class SpoolCleanup {
             return;
         }
         try {
-            Files.deleteIfExists(file);
+            AtomicFiles.deleteIfExists(file);
             undeleted.remove(file);
             if (undeleted.isEmpty()) {
                 LOG.info("Spool file {} deleted: the spool can be written again, and no delivered file is left", file);

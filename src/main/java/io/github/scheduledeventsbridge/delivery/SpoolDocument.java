@@ -63,7 +63,7 @@ public final class SpoolDocument {
      */
     synchronized int keepOnlyWaiting() throws IOException {
         if (undelivered == 0) {
-            Files.deleteIfExists(file);
+            AtomicFiles.deleteIfExists(file);
             return 0;
         }
         if (settled.isEmpty()) {

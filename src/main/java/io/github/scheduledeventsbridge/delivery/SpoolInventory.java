@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.delivery;
 
+import io.github.scheduledeventsbridge.state.AtomicFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,9 +96,9 @@ public final class SpoolInventory {
         try (Stream<Path> files = Files.list(from)) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
                 Path target = to.resolve(file.getFileName());
-                Files.createDirectories(to);
+                AtomicFiles.createDirectories(to);
                 if (!Files.exists(target)) {
-                    Files.move(file, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                    AtomicFiles.move(file, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
                     moved++;
                 }
             }

@@ -43,21 +43,19 @@ final class HawtioConsole {
     static final String FULL_ACCESS_POLICY = "/hawtio/jolokia-full-access.xml";
     private static final Logger LOG = LoggerFactory.getLogger(HawtioConsole.class);
 
-    private final Server server;
     private final boolean readOnly;
     private WebAppContext webapp;
     private Path directory;
     private boolean closed;
 
-    HawtioConsole(Server server, boolean readOnly) {
-        this.server = server;
+    HawtioConsole(boolean readOnly) {
         this.readOnly = readOnly;
     }
 
     boolean handle(Request request, Response response, Callback callback) throws Exception {
         WebAppContext started;
         try {
-            started = started();
+            started = started(request.getConnectionMetaData().getConnector().getServer());
         } catch (Exception e) {
             LOG.error("The Hawtio console cannot start", e);
             response.setStatus(HttpStatus.SERVICE_UNAVAILABLE_503);
@@ -69,7 +67,7 @@ final class HawtioConsole {
         return started.handle(request, response, callback);
     }
 
-    private synchronized WebAppContext started() throws Exception {
+    private synchronized WebAppContext started(Server server) throws Exception {
         if (closed) {
             throw new IllegalStateException("the management server is stopping");
         }

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.management;
 
+import io.github.scheduledeventsbridge.http.HttpPort;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.camel.CamelContext;
@@ -64,6 +65,7 @@ final class ManagementHandler extends Handler.Abstract {
             logRefusal(request, path);
         } else if (outcome == BasicAuth.Outcome.ACCEPTED) {
             throttle.succeeded(address);
+            HttpPort.vouch(request); // an operator's request: never closed as idle while it is answered
         }
 
         if (path.equals("/hawtio") || path.startsWith("/hawtio/")) {

@@ -1,22 +1,20 @@
 package io.github.scheduledeventsbridge.management;
 
+import io.github.scheduledeventsbridge.http.HttpPort;
+import io.github.scheduledeventsbridge.http.PortLimits;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.service.ServiceSupport;
-import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 
 /**
  * The operators' HTTP port: {@code /observe/health} (with {@code /live} and {@code /ready}), {@code /metrics}
- * (Prometheus) and the Hawtio console at {@code /hawtio}, on one embedded Jetty. It starts with the
+ * (Prometheus) and the Hawtio console at {@code /hawtio}, on the agent's one HTTP stack ({@link HttpPort}). It starts with the
  * CamelContext and stops with it. What it shows is Camel's: the health checks registered with Camel, the
  * Prometheus registry that {@code camel.metrics.*} sets up, the MBeans of camel-management.
  *
@@ -34,11 +32,13 @@ public final class ManagementServer extends ServiceSupport {
     public static final String BEAN_NAME = "managementServer";
 
     private static final Logger LOG = LoggerFactory.getLogger(ManagementServer.class);
+    /** From connecting (or the previous answer) to a whole request; also how long a kept-alive connection may idle. */
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
     private final CamelContext context;
     private final ManagementSettings settings;
     private final String host;
-    private Server server;
+    private HttpPort server;
     private HawtioConsole console;
     private volatile int port = -1;
 
@@ -107,37 +107,22 @@ public final class ManagementServer extends ServiceSupport {
     }
 
     @Override
-    protected void doStart() throws Exception {
-        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
-        threads.setName("management-http");
-        Server jetty = new Server(threads);
-        HttpConfiguration http = new HttpConfiguration();
-        http.setSendServerVersion(false);
-        http.setSendXPoweredBy(false);
-        ServerConnector connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
-        connector.setHost(host);
-        connector.setPort(settings.port());
-        connector.addBean(new OldestConnectionEviction(settings.maxConnections()));
-        jetty.addConnector(connector);
-        jetty.setStopTimeout(5_000);
-        jetty.setStopAtShutdown(false);
-        HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(jetty, settings.readOnly()) : null;
-        jetty.setHandler(new ManagementHandler(context, new BasicAuth(settings.username(), settings.password()), hawtio));
+    protected void doStart() {
+        HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(settings.readOnly()) : null;
+        // Hawtio's Jolokia posts its requests; a megabyte is far more than it sends.
+        HttpPort http = new HttpPort("management", host, settings.port(),
+                PortLimits.of(settings.maxConnections(), 1024 * 1024, REQUEST_TIMEOUT), 16,
+                new ManagementHandler(context, new BasicAuth(settings.username(), settings.password()), hawtio));
         try {
-            jetty.start();
-        } catch (Exception e) {
+            http.start();
+        } catch (RuntimeException e) {
             LOG.error("The management server cannot listen on {}:{} ({}): health, metrics and the Hawtio console are "
                     + "unavailable; the agent runs on without them", host, settings.port(), rootMessage(e));
-            try {
-                jetty.stop();
-            } catch (Exception ignored) {
-                // it never started
-            }
             return;
         }
-        server = jetty;
+        server = http;
         console = hawtio;
-        port = connector.getLocalPort();
+        port = http.port();
         LOG.info("Management server on http://{}:{}: /observe/health/live, /observe/health/ready, /observe/health, "
                         + "/metrics, {}", hostForUrl(host), port,
                 hawtio == null ? "no Hawtio console (no bridge.management.username/password)"
@@ -145,12 +130,12 @@ public final class ManagementServer extends ServiceSupport {
     }
 
     @Override
-    protected void doStop() throws Exception {
-        Server jetty = server;
+    protected void doStop() {
+        HttpPort http = server;
         server = null;
         port = -1;
-        if (jetty != null) {
-            jetty.stop();
+        if (http != null) {
+            http.stop();
         }
         if (console != null) {
             console.close();

@@ -3,13 +3,17 @@ package io.github.scheduledeventsbridge.simulator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.URI;
 import java.net.URLDecoder;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -24,8 +28,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
-/** Serves the IMDS endpoints, with IMDS's checks in IMDS's order: Metadata header, path, method, api-version. */
-final class ImdsHandler implements HttpHandler {
+/**
+ * Serves the IMDS endpoints, with IMDS's checks in IMDS's order: Metadata header, path, method, api-version. A body
+ * is read whole first (the port refuses one over {@value #MAX_BODY_BYTES} bytes with 413).
+ */
+final class ImdsHandler extends Handler.Abstract {
 
     static final String SCHEDULED_EVENTS_PATH = "/metadata/scheduledevents";
     static final String INSTANCE_PATH = "/metadata/instance";
@@ -51,8 +58,8 @@ final class ImdsHandler implements HttpHandler {
         this.endpoints = Map.of(
                 SCHEDULED_EVENTS_PATH, new Endpoint(List.of("GET", "POST"), SCHEDULED_EVENTS_VERSIONS::contains,
                         this::scheduledEvents),
-                COMPUTE_PATH, new Endpoint(List.of("GET"), anyDate, exchange -> new Response(200, computeJson)),
-                INSTANCE_PATH, new Endpoint(List.of("GET"), anyDate, exchange -> new Response(200, instanceJson)));
+                COMPUTE_PATH, new Endpoint(List.of("GET"), anyDate, (request, response, body) -> new Answer(200, computeJson)),
+                INSTANCE_PATH, new Endpoint(List.of("GET"), anyDate, (request, response, body) -> new Answer(200, instanceJson)));
     }
 
     /** The compute section of instance metadata; vmId is derived from the name so it is stable across runs. */
@@ -75,62 +82,62 @@ final class ImdsHandler implements HttpHandler {
     }
 
     @Override
-    public void handle(HttpExchange exchange) throws IOException {
-        try {
-            send(exchange, route(exchange));
-        } finally {
-            exchange.close();
-        }
+    public boolean handle(Request request, Response response, Callback callback) {
+        Content.Source.asByteArrayAsync(request, -1).whenComplete((body, failure) -> {
+            if (failure instanceof HttpException tooLarge && tooLarge.getCode() == 413) {
+                send(request, response, callback, Answer.error(413, "Request entity too large"));
+            } else if (failure != null) {
+                callback.failed(failure);
+            } else {
+                send(request, response, callback, route(request, response, body));
+            }
+        });
+        return true;
     }
 
-    private Response route(HttpExchange exchange) throws IOException {
-        if (!"true".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Metadata"))) {
-            return Response.error(400, "Bad request. Required metadata header not specified");
+    private Answer route(Request request, Response response, byte[] body) {
+        if (!"true".equalsIgnoreCase(request.getHeaders().get("Metadata"))) {
+            return Answer.error(400, "Bad request. Required metadata header not specified");
         }
-        Endpoint endpoint = endpoints.get(exchange.getRequestURI().getPath());
+        Endpoint endpoint = endpoints.get(request.getHttpURI().getPath());
         if (endpoint == null) {
-            return Response.error(404, "Not found");
+            return Answer.error(404, "Not found");
         }
-        if (!endpoint.methods().contains(exchange.getRequestMethod())) {
-            exchange.getResponseHeaders().set("Allow", String.join(", ", endpoint.methods()));
-            return Response.error(405, "Method not allowed");
+        if (!endpoint.methods().contains(request.getMethod())) {
+            response.getHeaders().put(HttpHeader.ALLOW, String.join(", ", endpoint.methods()));
+            return Answer.error(405, "Method not allowed");
         }
-        Optional<String> version = queryParameter(exchange.getRequestURI(), "api-version");
+        Optional<String> version = queryParameter(request.getHttpURI().getQuery(), "api-version");
         if (version.isEmpty()) {
-            return Response.error(400, "Bad request. api-version was not specified in the request. "
+            return Answer.error(400, "Bad request. api-version was not specified in the request. "
                     + "For more information refer to aka.ms/azureimds");
         }
         if (!endpoint.versions().test(version.get())) {
-            return Response.error(400, "Bad request. api-version is invalid. "
+            return Answer.error(400, "Bad request. api-version is invalid. "
                     + "For more information refer to aka.ms/azureimds");
         }
-        return endpoint.action().respond(exchange);
+        return endpoint.action().respond(request, response, body);
     }
 
-    private Response scheduledEvents(HttpExchange exchange) throws IOException {
-        if ("GET".equals(exchange.getRequestMethod())) {
+    private Answer scheduledEvents(Request request, Response response, byte[] body) {
+        if ("GET".equals(request.getMethod())) {
             String document = events.document();
             String etag = etag(document);
-            exchange.getResponseHeaders().set("ETag", etag);
-            if (notModified(exchange.getRequestHeaders().get("If-None-Match"), etag)) {
+            response.getHeaders().put(HttpHeader.ETAG, etag);
+            if (notModified(request.getHeaders().getValuesList(HttpHeader.IF_NONE_MATCH), etag)) {
                 notModifiedServed.incrementAndGet();
-                return new Response(304, null);
+                return new Answer(304, null);
             }
-            return new Response(200, document);
-        }
-        // Read one byte past the limit to tell "exactly at the limit" from "over it", whatever Content-Length says.
-        byte[] body = exchange.getRequestBody().readNBytes(MAX_BODY_BYTES + 1);
-        if (body.length > MAX_BODY_BYTES) {
-            return Response.error(413, "Request entity too large");
+            return new Answer(200, document);
         }
         Optional<List<String>> eventIds = startRequests(body);
         if (eventIds.isEmpty()) {
-            return Response.error(400, "Bad request. Expected {\"StartRequests\":[{\"EventId\":\"...\"}]}");
+            return Answer.error(400, "Bad request. Expected {\"StartRequests\":[{\"EventId\":\"...\"}]}");
         }
         if (!events.approve(eventIds.get())) {
-            return Response.error(400, "Bad request. EventId not found in current scheduled events");
+            return Answer.error(400, "Bad request. EventId not found in current scheduled events");
         }
-        return new Response(200, null);
+        return new Answer(200, null);
     }
 
     /** The EventIds of a StartRequests body, or empty if the body is not a non-empty list of them. */
@@ -182,8 +189,7 @@ final class ImdsHandler implements HttpHandler {
         return false;
     }
 
-    private static Optional<String> queryParameter(URI uri, String name) {
-        String query = uri.getRawQuery();
+    private static Optional<String> queryParameter(String query, String name) {
         if (query == null) {
             return Optional.empty();
         }
@@ -201,33 +207,32 @@ final class ImdsHandler implements HttpHandler {
         return URLDecoder.decode(component, StandardCharsets.UTF_8);
     }
 
-    private static void send(HttpExchange exchange, Response response) throws IOException {
+    private static void send(Request request, Response response, Callback callback, Answer answer) {
+        response.setStatus(answer.status());
         // HEAD is never supported, but even its error response must not carry a body.
-        if (response.json() == null || "HEAD".equals(exchange.getRequestMethod())) {
-            exchange.sendResponseHeaders(response.status(), -1);
+        if (answer.json() == null || "HEAD".equals(request.getMethod())) {
+            response.write(true, null, callback);
             return;
         }
-        byte[] bytes = response.json().getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", JSON_CONTENT_TYPE);
-        exchange.sendResponseHeaders(response.status(), bytes.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(bytes);
-        }
+        byte[] bytes = answer.json().getBytes(StandardCharsets.UTF_8);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON_CONTENT_TYPE);
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
+        response.write(true, ByteBuffer.wrap(bytes), callback);
     }
 
     @FunctionalInterface
     private interface Action {
-        Response respond(HttpExchange exchange) throws IOException;
+        Answer respond(Request request, Response response, byte[] body);
     }
 
     private record Endpoint(List<String> methods, Predicate<String> versions, Action action) {
     }
 
-    /** A response; a null json means an empty body. */
-    private record Response(int status, String json) {
+    /** An answer; a null json means an empty body. */
+    private record Answer(int status, String json) {
 
-        static Response error(int status, String message) {
-            return new Response(status, JSON.createObjectNode().put("error", message).toString());
+        static Answer error(int status, String message) {
+            return new Answer(status, JSON.createObjectNode().put("error", message).toString());
         }
     }
 }

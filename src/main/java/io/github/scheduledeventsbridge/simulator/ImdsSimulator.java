@@ -1,17 +1,14 @@
 package io.github.scheduledeventsbridge.simulator;
 
-import com.sun.net.httpserver.HttpServer;
+import io.github.scheduledeventsbridge.http.HttpPort;
+import io.github.scheduledeventsbridge.http.PortLimits;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A local stand-in for the Azure Instance Metadata Service (IMDS) that plays scripted Scheduled Events
@@ -30,7 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ImdsSimulator implements AutoCloseable {
 
-    private static final int SERVER_THREADS = 2;
+    /** IMDS's own limits are unknown; the agent's port policy, with room for a test's parallel clients. */
+    private static final PortLimits LIMITS = PortLimits.of(64, ImdsHandler.MAX_BODY_BYTES, Duration.ofSeconds(10));
 
     private final Options options;
     private Running running;
@@ -53,13 +51,14 @@ public final class ImdsSimulator implements AutoCloseable {
         }
         SimulatedEvents events = new SimulatedEvents(options.clock(), options.speed(), options.vmName(),
                 options.scenarios().stream().map(Scenario::named).toList(), options.loop());
-        HttpServer server = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 0);
-        ExecutorService executor = Executors.newFixedThreadPool(SERVER_THREADS, daemonThreads());
-        server.setExecutor(executor);
         ImdsHandler handler = new ImdsHandler(events, options.vmName());
-        server.createContext("/", handler);
-        server.start();
-        running = new Running(server, executor, events, handler);
+        HttpPort server = new HttpPort("imds-simulator", options.host(), options.port(), LIMITS, 2, handler);
+        try {
+            server.start();
+        } catch (RuntimeException e) {
+            throw new IOException("cannot listen on " + options.host() + ":" + options.port(), e.getCause() == null ? e : e.getCause());
+        }
+        running = new Running(server, events, handler);
         return this;
     }
 
@@ -68,15 +67,14 @@ public final class ImdsSimulator implements AutoCloseable {
     public synchronized void close() {
         closed = true;
         if (running != null) {
-            running.server().stop(0);
-            running.executor().shutdownNow();
+            running.server().stop();
             running = null;
         }
     }
 
     /** The bound port, useful when {@link Options#port()} is 0. */
     public int port() {
-        return running().server().getAddress().getPort();
+        return running().server().port();
     }
 
     /** {@code http://host:port/metadata/scheduledevents}, without the api-version query. */
@@ -116,16 +114,7 @@ public final class ImdsSimulator implements AutoCloseable {
         return running;
     }
 
-    private static ThreadFactory daemonThreads() {
-        AtomicInteger counter = new AtomicInteger();
-        return task -> {
-            Thread thread = new Thread(task, "imds-simulator-" + counter.incrementAndGet());
-            thread.setDaemon(true); // never keep the JVM alive just for the simulator
-            return thread;
-        };
-    }
-
-    private record Running(HttpServer server, ExecutorService executor, SimulatedEvents events, ImdsHandler handler) {
+    private record Running(HttpPort server, SimulatedEvents events, ImdsHandler handler) {
     }
 
     /**

@@ -10,7 +10,8 @@ import java.time.Instant;
 /**
  * When this machine last booted, or null when it cannot be told. Evidence for a Reboot or Redeploy
  * whose Started phase the agent did not see: if the VM booted after the agent last looked, it happened.
- * Tests replace it; the agent reads the kernel's {@code btime} from {@code /proc/stat}.
+ * Tests replace it; the agent asks its platform: the kernel's {@code btime} from {@code /proc/stat} on Linux, the
+ * tick count on Windows.
  */
 @FunctionalInterface
 public interface BootTime {
@@ -23,7 +24,7 @@ public interface BootTime {
     }
 
     static BootTime system() {
-        return procStat(Path.of("/proc/stat"));
+        return io.github.scheduledeventsbridge.platform.Platform.current().bootTime();
     }
 
     private static Instant read(Path file) {

@@ -90,6 +90,23 @@ class ConfigKeysTest {
                 .hasMessageContaining("BRIDGE_WEBHOOK_URL: is not a known key; did you mean BRIDGE_WEBHOOK_URLS?");
     }
 
+    @Test
+    void onWindowsVariablesAreMatchedWhateverTheirCase() throws Exception {
+        io.github.scheduledeventsbridge.platform.Platform windows = io.github.scheduledeventsbridge.platform.Platform.of(
+                io.github.scheduledeventsbridge.platform.OperatingSystem.WINDOWS, java.nio.file.FileSystems.getDefault(),
+                Map.of("Bridge_Imds_Api_Version", "from-env", "bridge_webhook_url", "http://x/"));
+        Path fine = Files.writeString(dir.resolve("fine.properties"), "camel.main.name=x\n");
+        try (DefaultCamelContext context = new DefaultCamelContext()) {
+            var properties = (org.apache.camel.component.properties.PropertiesComponent) context.getPropertiesComponent();
+            properties.setLocation("classpath:application.properties");
+            context.build();
+            properties.addPropertiesSource(new EnvironmentVariablesSource(windows.environment()));
+            assertThat(properties.resolveProperty("bridge.imds.api-version")).contains("from-env");
+        }
+        assertThatThrownBy(() -> check(fine, windows.environment()))
+                .hasMessageContaining("BRIDGE_WEBHOOK_URL: is not a known key; did you mean BRIDGE_WEBHOOK_URLS?");
+    }
+
     private static void check(Path file, Map<String, String> environment) throws Exception {
         try (DefaultCamelContext context = new DefaultCamelContext()) {
             var properties = (org.apache.camel.component.properties.PropertiesComponent) context.getPropertiesComponent();

@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge.delivery;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -147,16 +148,16 @@ class DispatcherTest {
     void spoolFailureIsReported() throws IOException {
         Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
         io.github.scheduledeventsbridge.health.StorageHealth health = new io.github.scheduledeventsbridge.health.StorageHealth();
-        Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), new Spool(root), health);
-        Path blocker = Files.createDirectories(root.resolve("a").resolve(".0000000000000000001.json.tmp").resolve("x"));
+        FaultyFileSystem disk = FaultyFileSystem.over(root.getFileSystem());
+        Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), new Spool(disk.wrap(root)), health);
+        disk.refuseWritesUnder(root.resolve("a"), "No space left on device");
         List<OutboundEvent> outbox = List.of(event(1, "Scheduled", "A"));
 
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> dispatcher.spool(outbox))
                 .isInstanceOf(io.github.scheduledeventsbridge.state.StateWriteException.class);
         assertThat(health.problem()).hasValueSatisfying(p -> assertThat(p).startsWith("spool write failed: cannot write"));
 
-        Files.delete(blocker);
-        Files.delete(blocker.getParent());
+        disk.allowWrites();
         assertThat(dispatcher.spool(outbox)).hasSize(1);
         assertThat(health.problem()).isEmpty();
     }
@@ -166,9 +167,10 @@ class DispatcherTest {
             + "outbox again once it can be written stores each message once")
     void aFailedWriteInABigDocument() throws IOException {
         Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
-        Spool spool = new Spool(root);
+        FaultyFileSystem disk = FaultyFileSystem.over(root.getFileSystem())
+                .refuseWrites(file -> file.getFileName().toString().startsWith(".0000000000000000005.json"), "No space left on device");
+        Spool spool = new Spool(disk.wrap(root));
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), spool);
-        Path blocker = Files.createDirectories(root.resolve("a").resolve(".0000000000000000005.json.tmp").resolve("x"));
         // Fewer than a spool document's worth: a file per message.
         int messages = SpoolDocument.MIN_MESSAGES - 1;
         List<OutboundEvent> outbox = java.util.stream.LongStream.rangeClosed(1, messages)
@@ -177,10 +179,9 @@ class DispatcherTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> dispatcher.spool(outbox))
                 .isInstanceOf(io.github.scheduledeventsbridge.state.StateWriteException.class);
         assertThat(files(root.resolve("a"))).contains("0000000000000000004.json")
-                .doesNotContain("0000000000000000005.json").allMatch(name -> !name.endsWith(".tmp") || name.contains("005"));
+                .doesNotContain("0000000000000000005.json").noneMatch(name -> name.endsWith(".tmp"));
 
-        Files.delete(blocker);
-        Files.delete(blocker.getParent());
+        disk.allowWrites();
         assertThat(dispatcher.spool(outbox)).hasSize(messages);
         assertThat(files(root.resolve("a"))).hasSize(messages);
         assertThat(spool.depth("a")).isEqualTo(messages);

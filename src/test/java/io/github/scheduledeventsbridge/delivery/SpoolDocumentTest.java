@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge.delivery;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -264,7 +265,9 @@ class SpoolDocumentTest {
     @DisplayName("at a stop a document none of whose messages left stays as it is; one that cannot be rewritten (no "
             + "room for the temporary file) stays whole and readable, and is rewritten at a later stop")
     void aStopThatChangesNothingOrCannotWrite() throws IOException {
-        Spool spool = restartedAfterSpooling(events(1, 10));
+        new Dispatcher(new SinkRegistry(List.of(lanes)), new Spool(root)).spool(events(1, 10));
+        FaultyFileSystem disk = FaultyFileSystem.over(root.getFileSystem());
+        Spool spool = new Spool(disk.wrap(root));
         Path file = root.resolve("w").resolve("0000000000000000010.jsonl");
         byte[] whole = Files.readAllBytes(file);
         List<SpoolEntry> entries = spool.pending(lanes);
@@ -273,13 +276,12 @@ class SpoolDocumentTest {
         assertThat(Files.readAllBytes(file)).isEqualTo(whole);
 
         settle(spool, entries.get(0));
-        Path blocker = Files.createDirectories(file.resolveSibling(".0000000000000000010.jsonl.tmp").resolve("blocker"));
+        disk.refuseWritesUnder(root, "No space left on device");
         spool.keepOnlyWaitingDocuments();
         assertThat(Files.readAllBytes(file)).isEqualTo(whole);
         assertThat(id(spool, entries.get(1))).isEqualTo("id-2");
 
-        Files.delete(blocker);
-        Files.delete(blocker.getParent());
+        disk.allowWrites();
         spool.keepOnlyWaitingDocuments();
         assertThat(SpoolDocument.messages(Files.readAllBytes(file))).hasSize(9);
         assertThat(files(root.resolve("w"))).containsExactly("0000000000000000010.jsonl");

@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge.it;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.AfterEach;
@@ -22,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** Every row of CONTRACT §6 over real HTTP, with a recording IMDS that shows what reached it. */
+/** Every answer of the approval API (docs/approvals.md, "The API") over real HTTP, with a recording IMDS that shows what reached it. */
 class ApprovalApiTest {
 
     private static final String SECRET = "approval-secret-for-tests-0123456789abcdef";
@@ -126,14 +127,19 @@ class ApprovalApiTest {
 
     @Test
     void anImdsThatRefusesOrCannotBeReachedGives502() {
-        // Three different bodies: the same body in the same second would be a replay (409).
-        imds.answerStartRequestsWith(400);
-        assertThat(client.approve("{\"EventId\":\"" + SCHEDULED + "\"}").statusCode()).isEqualTo(502);
-        imds.answerStartRequestsWith(500);
-        assertThat(client.approve("{\"EventId\":\"" + SCHEDULED.toLowerCase() + "\"}").statusCode()).isEqualTo(502);
-        imds.close();
-        assertThat(client.approve("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED + "\"}]}").statusCode()).isEqualTo(502);
-        assertThat(webhook.transitionsOf(SCHEDULED)).doesNotContain("Approved");
+        try (LogCapture log = LogCapture.install()) {
+            // Three different bodies: the same body in the same second would be a replay (409).
+            imds.answerStartRequestsWith(400);
+            assertThat(client.approve("{\"EventId\":\"" + SCHEDULED + "\"}").statusCode()).isEqualTo(502);
+            imds.answerStartRequestsWith(500);
+            assertThat(client.approve("{\"EventId\":\"" + SCHEDULED.toLowerCase() + "\"}").statusCode()).isEqualTo(502);
+            imds.close();
+            assertThat(client.approve("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED + "\"}]}").statusCode()).isEqualTo(502);
+            assertThat(webhook.transitionsOf(SCHEDULED)).doesNotContain("Approved");
+            // The audit names the client even after the call to IMDS (which starts from a clean set of headers).
+            assertThat(log.lines()).filteredOn(l -> l.contains("refused with 502")).hasSize(3)
+                    .allMatch(l -> l.startsWith("WARN Approval request from 127.0.0.1 for ["), "names the client");
+        }
     }
 
     @Test

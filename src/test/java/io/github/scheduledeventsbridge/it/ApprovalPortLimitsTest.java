@@ -4,6 +4,7 @@ import io.github.scheduledeventsbridge.management.ManagementServer;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.RawSockets;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,6 +27,7 @@ import java.util.List;
 import static io.github.scheduledeventsbridge.testing.RawSockets.readAll;
 import static io.github.scheduledeventsbridge.testing.RawSockets.readOrReset;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** The approval port's limits over real sockets: connections, time, body size, protocol, JSON answers, counting. */
@@ -114,22 +117,26 @@ class ApprovalPortLimitsTest {
     }
 
     @Test
-    void connectionsBeyondTheLimitAreClosedAtOnceAndTheLimitRecovers() throws Exception {
+    void atTheLimitTheOldestIdleConnectionsGoAndASignedRequestIsStillAnswered() throws Exception {
         List<Socket> idle = new ArrayList<>();
         try {
-            for (int i = 0; i < 4; i++) {
-                idle.add(new Socket("127.0.0.1", port));
+            for (int i = 0; i < 6; i++) {
+                idle.add(RawSockets.stall(port, ""));
             }
-            try (Socket excess = new Socket("127.0.0.1", port)) {
-                excess.setSoTimeout(1_000); // well before the 1.5 s request timeout
-                assertThat(readOrReset(excess.getInputStream())).as("closed by the agent").isEqualTo(-1);
+            for (Socket oldest : idle.subList(0, 2)) {
+                oldest.setSoTimeout(1_000); // well before the 1.5 s request timeout
+                assertThat(readOrReset(oldest.getInputStream())).as("the oldest closed by the agent").isEqualTo(-1);
             }
+            Socket newest = idle.get(idle.size() - 1);
+            newest.setSoTimeout(200);
+            assertThatThrownBy(() -> newest.getInputStream().read()).as("the newest kept")
+                    .isInstanceOf(SocketTimeoutException.class);
+            assertThat(client.events(true).statusCode()).as("a signed request on one more connection").isEqualTo(200);
         } finally {
             for (Socket s : idle) {
                 s.close();
             }
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> client.events(true).statusCode() == 200);
     }
 
     @Test

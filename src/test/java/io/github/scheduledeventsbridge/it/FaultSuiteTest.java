@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
@@ -19,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Local faults: a full disk under the state and under the spool (simulated with /dev/full, which
- * answers every write with ENOSPC), a corrupt state file, and a slow sink.
+ * Local faults: a full disk under the state and under the spool (a file system that answers one write with
+ * "No space left on device", testing/FaultyFileSystem), a corrupt state file, and a slow sink.
  */
 class FaultSuiteTest {
 
@@ -44,8 +45,10 @@ class FaultSuiteTest {
         webhook.close();
     }
 
+    private final FaultyFileSystem disk = FaultyFileSystem.over(java.nio.file.FileSystems.getDefault());
+
     private InProcessAgent agent(String... more) throws Exception {
-        InProcessAgent.Builder builder = InProcessAgent.builder(state).imds(imds)
+        InProcessAgent.Builder builder = InProcessAgent.builder(state, disk).imds(imds)
                 .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s");
         for (int i = 0; i < more.length; i += 2) {
             builder.with(more[i], more[i + 1]);
@@ -62,14 +65,17 @@ class FaultSuiteTest {
         imds.serve(Docs.document(2, scheduled(A)));
         try (InProcessAgent agent = agent()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            // Delivery may beat the write that clears the outbox: the full disk is meant for the next document.
+            await().atMost(Duration.ofSeconds(20)).until(() -> agent.bean("journal",
+                    io.github.scheduledeventsbridge.state.TransitionJournal.class).outbox().isEmpty());
             byte[] before = Files.readAllBytes(state.resolve("state.json"));
-            // The next write of state.json goes through its temporary file: make that the full device.
-            Files.createSymbolicLink(state.resolve(".state.json.tmp"), Path.of("/dev/full"));
+            // The next write of state.json (through its temporary file) finds the disk full.
+            disk.refuseNextWrite(file -> file.getFileName().toString().startsWith(".state.json"), "No space left on device");
             imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
             PollBackoff backoff = agent.bean("pollBackoff", PollBackoff.class);
             await().atMost(Duration.ofSeconds(20)).until(() -> "state-write".equals(backoff.lastFailureKind()));
             assertThat(Files.readAllBytes(state.resolve("state.json"))).as("state untouched").isEqualTo(before);
-            // The failed write removed its temporary file: space is back, and B is reported once.
+            // Space is back for the next write, and B is reported once.
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
             int served = imds.documentsServed();
             await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
@@ -83,12 +89,9 @@ class FaultSuiteTest {
         imds.serve(Docs.document(2, scheduled(A)));
         try (InProcessAgent agent = agent()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
-            Path sinkDir;
-            try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
-                sinkDir = dirs.filter(Files::isDirectory).findFirst().orElseThrow();
-            }
-            // Seq 2 is the next transition: its spool file's temporary name becomes the full device.
-            Files.createSymbolicLink(sinkDir.resolve(".0000000000000000002.json.tmp"), Path.of("/dev/full"));
+            // Seq 2 is the next transition: writing its spool file finds the disk full.
+            disk.refuseNextWrite(file -> file.getFileName().toString().startsWith(".0000000000000000002.json"),
+                    "No space left on device");
             imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
             PollBackoff backoff = agent.bean("pollBackoff", PollBackoff.class);
             await().atMost(Duration.ofSeconds(20)).until(() -> "state-write".equals(backoff.lastFailureKind()));

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -95,15 +94,6 @@ class ManagementPortLimitsTest {
     }
 
     private static long stillOpen(List<Socket> sockets) {
-        return sockets.stream().filter(socket -> {
-            try {
-                socket.setSoTimeout(1);
-                return readOrReset(socket.getInputStream()) != -1;
-            } catch (SocketTimeoutException open) {
-                return true;
-            } catch (IOException closed) {
-                return false;
-            }
-        }).count();
+        return sockets.stream().filter(socket -> RawSockets.stillOpen(socket, Duration.ofMillis(1))).count();
     }
 }

@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
@@ -22,35 +23,40 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A spool document whose last message is delivered while its file cannot be deleted (the disk read-only for a
- * moment; as root, a non-empty directory in the file's place is what refuses the delete): the message no longer
- * waits, and the file goes once the disk lets it, in the same run.
+ * A spool document whose last message is delivered while the disk is read-only (the agent's storage goes through
+ * testing/FaultyFileSystem, which refuses writes and deletes there, as root too): the message no longer waits, and
+ * the file goes once the disk can be written again, in the same run.
  */
 class SpoolDeleteRetryTest extends ScriptedImdsAgentTest {
+
+    private final FaultyFileSystem disk = FaultyFileSystem.over(java.nio.file.FileSystems.getDefault());
 
     @Test
     void aDocumentDeliveredWhileItsFileCannotBeDeletedNoLongerWaitsAndIsDeletedOnceItCanBe() throws Exception {
         List<String> ids = IntStream.range(0, 8).mapToObj(i -> String.format("DDDDDDDD-6000-0000-0000-%012d", i)).toList();
         String last = ids.get(ids.size() - 1);
         AtomicReference<Path> document = new AtomicReference<>();
+        Path spoolRoot = state.resolve("spool");
         try (WebhookReceiver webhook = WebhookReceiver.start("s"); LogCapture log = LogCapture.install()) {
-            // Just before the last message is answered 200: the document's file can no longer be deleted.
+            // Just before the last message is answered 200: the spool's disk turns read-only.
             webhook.script(json -> {
                 if (json.path("data").path("eventId").asText().equals(last)) {
-                    document.set(blockDeletion(spoolDocument()));
+                    document.set(spoolDocument());
+                    disk.refuseWritesUnder(spoolRoot, "Read-only file system");
                 }
                 return WebhookReceiver.Answer.of(200);
             });
             imds.serve(Docs.document(2, ids.stream().map(ScriptedImdsAgentTest::scheduled).toArray(String[]::new)));
-            try (InProcessAgent agent = agent(webhook.url()).with("bridge.webhook.concurrency", "1").start()) {
+            try (InProcessAgent agent = InProcessAgent.builder(state, disk).imds(imds).with("bridge.webhook.urls", webhook.url())
+                    .with("bridge.webhook.secret", "s").with("bridge.webhook.concurrency", "1").start()) {
                 Spool spool = agent.bean("spool", Spool.class);
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == ids.size());
 
                 await().atMost(Duration.ofSeconds(10)).until(() -> spool.totalDepth() == 0);
                 assertThat(spool.depths().keySet()).allSatisfy(sink -> assertThat(spool.waitingSince(sink)).isNull());
-                assertThat(Files.isDirectory(document.get())).as("not deleted yet: the disk still refuses").isTrue();
+                assertThat(Files.exists(document.get())).as("not deleted yet: the disk still refuses").isTrue();
 
-                Files.delete(document.get().resolve("blocker")); // writable again
+                disk.allowWrites();
                 await().atMost(Duration.ofSeconds(20)).until(() -> !Files.exists(document.get()));
                 int served = imds.documentsServed();
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
@@ -64,17 +70,6 @@ class SpoolDeleteRetryTest extends ScriptedImdsAgentTest {
     private Path spoolDocument() {
         try (Stream<Path> files = Files.walk(state.resolve("spool"), 2)) {
             return files.filter(f -> f.getFileName().toString().endsWith(".jsonl")).findFirst().orElseThrow();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The file's place taken by a non-empty directory: deleting that path fails until the directory is empty. */
-    private static Path blockDeletion(Path file) {
-        try {
-            Files.delete(file);
-            Files.createDirectories(file.resolve("blocker"));
-            return file;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
@@ -48,10 +49,13 @@ class StopMidDocumentTest extends ScriptedImdsAgentTest {
         webhook.close();
     }
 
+    private final FaultyFileSystem disk = FaultyFileSystem.over(java.nio.file.FileSystems.getDefault());
+
     private InProcessAgent startAgent() throws Exception {
         // A receiver that does not answer holds the stop until the graceful shutdown's timeout, then until the request's
         // own timeout (the packaged defaults are 10 s and 15 s).
-        return agent(webhook.url()).with("camel.main.shutdown-timeout", "2")
+        return InProcessAgent.builder(state, disk).imds(imds).with("bridge.webhook.urls", webhook.url())
+                .with("bridge.webhook.secret", "s").with("camel.main.shutdown-timeout", "2")
                 .with("camel.component.http.so-timeout", "4000").with("camel.component.http.response-timeout", "4000")
                 .start();
     }
@@ -105,18 +109,12 @@ class StopMidDocumentTest extends ScriptedImdsAgentTest {
         assertThat(delivered).allMatch(WebhookReceiver.Request::signatureValid);
     }
 
-    /** As root a read-only mode does not stop writes: a non-empty directory where the temporary file goes does. */
+    /** As root a read-only mode does not stop writes: the state is kept through a file system that refuses them. */
     @Test
     void aStopThatCannotRewriteTheDocumentKeepsItWholeAndTheRestartSendsEverythingAgain() throws Exception {
         try (LogCapture log = LogCapture.install()) {
-            Path document = stoppedWithRequestsInFlight(() -> {
-                try {
-                    Path sink = documents().get(0).getParent();
-                    Files.createDirectories(sink.resolve("." + documents().get(0).getFileName() + ".tmp").resolve("blocker"));
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+            Path document = stoppedWithRequestsInFlight(() -> disk.refuseWritesUnder(state.resolve("spool"), "Read-only file system"));
+            disk.allowWrites();
 
             assertThat(idsIn(document)).as("kept whole").containsExactlyElementsOf(IDS);
             assertThat(log.lines()).filteredOn(line -> line.startsWith("WARN") && line.contains("spool document"))

@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
@@ -26,8 +27,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * State and spool that cannot be written, and a state file that is lost. The tests may run as root, where
- * a read-only mode does not stop writes: an unwritable path is made by putting a non-empty directory where
- * the agent writes its temporary file.
+ * a read-only mode does not stop writes: the agent keeps its state through a file system that refuses the writes
+ * the test names (testing/FaultyFileSystem).
  */
 class StorageFaultsTest {
 
@@ -54,8 +55,10 @@ class StorageFaultsTest {
         webhook.close();
     }
 
+    private final FaultyFileSystem disk = FaultyFileSystem.over(java.nio.file.FileSystems.getDefault());
+
     private InProcessAgent.Builder agent() {
-        return InProcessAgent.builder(state).imds(imds)
+        return InProcessAgent.builder(state, disk).imds(imds)
                 .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s");
     }
 
@@ -71,14 +74,18 @@ class StorageFaultsTest {
                 .map(r -> r.getMessage().orElse("?")).findFirst();
     }
 
-    private static Path unwritable(Path tmpName) throws IOException {
-        return Files.createDirectories(tmpName.resolve("blocker"));
+    /**
+     * Writes of files whose name starts with {@code name} fail until {@link #writable}, as on a full disk; from the
+     * next document on: a delivery may beat the write that clears the outbox, which is waited for first.
+     */
+    private void unwritable(InProcessAgent agent, String name) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> agent.bean("journal",
+                io.github.scheduledeventsbridge.state.TransitionJournal.class).outbox().isEmpty());
+        disk.refuseWrites(file -> file.getFileName().toString().startsWith(name), "No space left on device");
     }
 
-    private static void writable(Path blocker) throws IOException {
-        Files.delete(blocker);
-        // The agent's next failed attempt may remove the now empty directory itself.
-        Files.deleteIfExists(blocker.getParent());
+    private void writable() {
+        disk.allowWrites();
     }
 
     @Test
@@ -88,7 +95,7 @@ class StorageFaultsTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
             assertThat(storageProblem(agent)).isEmpty();
 
-            Path blocker = unwritable(state.resolve(".state.json.tmp"));
+            unwritable(agent, ".state.json");
             imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isPresent());
             assertThat(storageProblem(agent).orElseThrow()).contains("state write failed", "state.json");
@@ -97,7 +104,7 @@ class StorageFaultsTest {
             assertThat(storageProblem(agent)).as("still failing, still not ready").isPresent();
             assertThat(webhook.transitionsOf(B)).isEmpty();
 
-            writable(blocker);
+            writable();
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isEmpty());
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
         }
@@ -109,13 +116,12 @@ class StorageFaultsTest {
         imds.serve(Docs.document(2, scheduled(A)));
         try (InProcessAgent agent = agent().start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
-            Path sinkDir = sinkDirectory();
-            Path blocker = unwritable(sinkDir.resolve(".0000000000000000002.json.tmp"));
+            unwritable(agent, ".0000000000000000002.json");
             imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isPresent());
             assertThat(storageProblem(agent).orElseThrow()).contains("spool write failed");
 
-            writable(blocker);
+            writable();
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isEmpty());
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
         }
@@ -133,13 +139,13 @@ class StorageFaultsTest {
         try (LogCapture log = LogCapture.install();
              InProcessAgent agent = agent().with("bridge.log.summary-interval", "1000").start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
-            Path blocker = unwritable(sinkDirectory().resolve(".0000000000000000002.json.tmp"));
+            unwritable(agent, ".0000000000000000002.json");
             imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isPresent());
             int served = imds.documentsServed();
             await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 8
                     && log.text().contains("The spool still cannot be written"));
-            writable(blocker);
+            writable();
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
 
             assertThat(log.lines()).filteredOn(l -> l.startsWith("ERROR")).singleElement().asString()
@@ -156,7 +162,7 @@ class StorageFaultsTest {
         try (InProcessAgent agent = agent().with("bridge.approval.secret", APPROVAL_SECRET)
                 .with("bridge.approval.port", Integer.toString(port)).start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
-            Path blocker = unwritable(state.resolve(".state.json.tmp"));
+            unwritable(agent, ".state.json");
 
             HttpResponse<String> answer = new ApprovalClient(port, APPROVAL_SECRET).approve("{\"EventId\":\"" + A + "\"}");
 
@@ -167,7 +173,7 @@ class StorageFaultsTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 2);
             assertThat(webhook.transitionsOf(A)).containsExactly("Scheduled");
 
-            writable(blocker);
+            writable();
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(A).size() == 2);
             int later = imds.documentsServed();
             await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= later + 3);

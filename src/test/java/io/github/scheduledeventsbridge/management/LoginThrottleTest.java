@@ -7,10 +7,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The throttle's arithmetic on a hand-driven clock. */
+/** The throttle's budgets on a hand-driven clock. */
 class LoginThrottleTest {
 
-    private final AtomicLong now = new AtomicLong(1_000_000_000L);
+    private final AtomicLong now = new AtomicLong(-5_000_000_000L); // nanoTime may be negative
     private final LoginThrottle throttle = new LoginThrottle(now::get);
 
     private void advance(Duration d) {
@@ -18,65 +18,92 @@ class LoginThrottleTest {
     }
 
     @Test
-    void fiveFreeFailuresThenALockThatDoublesUpToFiveMinutes() {
-        for (int i = 0; i < LoginThrottle.FREE_FAILURES - 1; i++) {
-            throttle.failed("10.0.0.1");
+    void aNetworkFailsItsBurstThenOncePerInterval() {
+        for (int i = 0; i < LoginThrottle.NETWORK_BURST; i++) {
             assertThat(throttle.retryAfter("10.0.0.1")).isZero();
+            throttle.failed("10.0.0.1");
         }
-        throttle.failed("10.0.0.1");
-        assertThat(throttle.retryAfter("10.0.0.1")).isEqualTo(Duration.ofSeconds(1));
-        assertThat(throttle.retryAfter("10.0.0.2")).as("other addresses are not affected").isZero();
-
-        advance(Duration.ofSeconds(1));
+        assertThat(throttle.retryAfter("10.0.0.1")).isEqualTo(LoginThrottle.NETWORK_EVERY);
+        assertThat(throttle.retryAfter("10.0.0.77")).as("the same /24").isEqualTo(LoginThrottle.NETWORK_EVERY);
+        assertThat(throttle.retryAfter("10.0.1.1")).as("another network").isZero();
+        advance(LoginThrottle.NETWORK_EVERY);
         assertThat(throttle.retryAfter("10.0.0.1")).isZero();
         throttle.failed("10.0.0.1");
-        assertThat(throttle.retryAfter("10.0.0.1")).isEqualTo(Duration.ofSeconds(2));
-        for (int i = 0; i < 30; i++) {
-            advance(throttle.retryAfter("10.0.0.1"));
-            throttle.failed("10.0.0.1");
-        }
-        assertThat(throttle.retryAfter("10.0.0.1")).isEqualTo(LoginThrottle.MAX_LOCK);
+        assertThat(throttle.retryAfter("10.0.0.1")).isEqualTo(LoginThrottle.NETWORK_EVERY);
+        advance(LoginThrottle.NETWORK_EVERY.multipliedBy(LoginThrottle.NETWORK_BURST));
+        assertThat(throttle.retryAfter("10.0.0.1")).as("refilled").isZero();
     }
 
     @Test
-    void aGoodLoginOrAQuarterOfAnHourWithoutFailuresStartsAfresh() {
-        for (int i = 0; i < LoginThrottle.FREE_FAILURES; i++) {
-            throttle.failed("a");
-            throttle.failed("b");
+    void rotatingLoopbackAddressesShareOneBudget() {
+        int checked = 0;
+        for (int i = 0; i < 1000; i++) {
+            String address = "127." + (i / 250) + "." + (i % 250) + ".1";
+            if (throttle.retryAfter(address).isZero()) {
+                checked++;
+                throttle.failed(address);
+            }
         }
-        advance(Duration.ofSeconds(1));
-        throttle.succeeded("a");
-        throttle.failed("a");
-        assertThat(throttle.retryAfter("a")).as("one failure after a good login").isZero();
-
-        advance(LoginThrottle.FORGET_AFTER);
-        assertThat(throttle.retryAfter("b")).isZero();
-        throttle.failed("b");
-        assertThat(throttle.retryAfter("b")).as("forgotten: the free failures again").isZero();
+        assertThat(checked).isEqualTo(LoginThrottle.NETWORK_BURST);
+        assertThat(throttle.retryAfter("::1")).as("IPv6 loopback is the same network").isPositive();
     }
 
     @Test
-    void manyFailuresFromManyAddressesLockEveryAddressThatFailedButNotAnOperatorWhoNeverDid() {
-        for (int i = 0; i < LoginThrottle.GLOBAL_FAILURES_PER_MINUTE; i++) {
-            throttle.failed("198.51.100." + i);
+    void manyNetworksMeetTheGlobalBudget() {
+        int checked = 0;
+        for (int i = 0; i < 1000; i++) {
+            String address = "2001:db8:" + Integer.toHexString(i) + "::5";
+            if (throttle.retryAfter(address).isZero()) {
+                checked++;
+                throttle.failed(address);
+            }
         }
-        assertThat(throttle.retryAfter("198.51.100.1")).as("one failure, but the global limit is reached")
-                .isPositive().isLessThanOrEqualTo(Duration.ofMinutes(1));
-        assertThat(throttle.retryAfter("203.0.113.7")).as("the operator, who never failed, gets in").isZero();
-        throttle.failed("203.0.113.9");
-        assertThat(throttle.retryAfter("203.0.113.9")).as("a new address gets one try, then waits").isPositive();
-        advance(Duration.ofMinutes(1));
-        assertThat(throttle.retryAfter("198.51.100.1")).isZero();
+        assertThat(checked).isEqualTo(LoginThrottle.GLOBAL_BURST);
+        assertThat(throttle.retryAfter("198.51.100.4")).as("a fresh network waits too").isPositive()
+                .isLessThanOrEqualTo(LoginThrottle.GLOBAL_EVERY);
+    }
+
+    @Test
+    void anAddressThatLoggedInIsNotHeldBackByOthersFailures() {
+        throttle.succeeded("127.0.0.1");
+        for (int i = 0; i < 100; i++) {
+            throttle.failed("127.0.0." + (2 + i));
+            throttle.failed("2001:db8:" + i + "::1");
+        }
+        assertThat(throttle.retryAfter("127.0.0.2")).isPositive();
+        assertThat(throttle.retryAfter("127.0.0.1")).as("the operator's tunnel, the scraper").isZero();
+
+        // Its own failures (a typo, or someone else on that very address) spend a budget of its own.
+        for (int i = 0; i < LoginThrottle.NETWORK_BURST - 1; i++) {
+            throttle.failed("127.0.0.1");
+        }
+        assertThat(throttle.retryAfter("127.0.0.1")).isZero();
+        throttle.failed("127.0.0.1");
+        assertThat(throttle.retryAfter("127.0.0.1")).isEqualTo(LoginThrottle.NETWORK_EVERY);
+
+        advance(LoginThrottle.TRUST_FOR);
+        for (int i = 0; i < LoginThrottle.NETWORK_BURST; i++) {
+            throttle.failed("127.0.0.2");
+        }
+        assertThat(throttle.retryAfter("127.0.0.1")).as("no longer known: the loopback budget").isPositive();
+    }
+
+    @Test
+    void networksAreIpv4Slash24Ipv6Slash64AndLoopbackAsOne() {
+        assertThat(LoginThrottle.network("192.0.2.77")).isEqualTo("192.0.2.0/24");
+        assertThat(LoginThrottle.network("::ffff:192.0.2.77")).isEqualTo("192.0.2.0/24");
+        assertThat(LoginThrottle.network("2001:db8:1:2:3:4:5:6")).isEqualTo(LoginThrottle.network("2001:db8:1:2::9"));
+        assertThat(LoginThrottle.network("2001:db8:1:3::9")).isNotEqualTo(LoginThrottle.network("2001:db8:1:2::9"));
+        assertThat(LoginThrottle.network("127.9.8.7")).isEqualTo(LoginThrottle.network("::1")).isEqualTo("loopback");
+        assertThat(LoginThrottle.network("not-an-address")).isEqualTo("not-an-address");
     }
 
     @Test
     void memoryIsBounded() {
-        for (int i = 0; i < LoginThrottle.MAX_ADDRESSES + 500; i++) {
-            throttle.failed("addr-" + i);
-            if (i % LoginThrottle.GLOBAL_FAILURES_PER_MINUTE == 0) {
-                advance(Duration.ofMinutes(1));
-            }
+        for (int i = 0; i < LoginThrottle.MAX_REMEMBERED + 500; i++) {
+            throttle.failed("10." + (i >> 16 & 255) + "." + (i >> 8 & 255) + "." + (i & 255));
+            throttle.failed((i >> 8 & 255) + "." + (i & 255) + ".0.1");
         }
-        assertThat(throttle.rememberedAddresses()).isLessThanOrEqualTo(LoginThrottle.MAX_ADDRESSES);
+        assertThat(throttle.rememberedNetworks()).isLessThanOrEqualTo(LoginThrottle.MAX_REMEMBERED);
     }
 }

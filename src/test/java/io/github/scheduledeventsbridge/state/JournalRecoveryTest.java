@@ -8,6 +8,7 @@ import io.github.scheduledeventsbridge.imds.LiveMigrationSeed;
 import io.github.scheduledeventsbridge.imds.ScheduledEvent;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.DetectedTransition;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
@@ -44,6 +45,7 @@ class JournalRecoveryTest {
     private final AtomicReference<Instant> now = new AtomicReference<>(T0);
     private final AtomicReference<Instant> bootTime = new AtomicReference<>(T0.minus(Duration.ofDays(3)));
     private final StorageHealth health = new StorageHealth();
+    private final FaultyFileSystem disk = FaultyFileSystem.over(java.nio.file.FileSystems.getDefault());
 
     private final Clock clock = new Clock() {
         @Override
@@ -64,7 +66,7 @@ class JournalRecoveryTest {
 
     private TransitionJournal journal() {
         VmIdentity identity = new VmIdentity(clock);
-        return new TransitionJournal(dir, new TransitionDetector(), new CloudEventFactory(clock, identity),
+        return new TransitionJournal(disk.wrap(dir), new TransitionDetector(), new CloudEventFactory(clock, identity),
                 new ResourceFilter(ResourceFilter.Mode.ALL, identity), clock,
                 new ObservationWatch(Duration.ofSeconds(10), bootTime::get, clock), health);
     }
@@ -88,14 +90,13 @@ class JournalRecoveryTest {
         now.set(now.get().plus(d));
     }
 
-    /** The next write of state.json fails until {@link #allowWrites}: its temporary name is a non-empty directory. */
-    private void refuseWrites() throws IOException {
-        Files.createDirectories(dir.resolve(".state.json.tmp").resolve("blocker"));
+    /** Writes of state.json fail until {@link #allowWrites}, as on a full disk. */
+    private void refuseWrites() {
+        disk.refuseWritesUnder(dir, "No space left on device");
     }
 
-    private void allowWrites() throws IOException {
-        Files.delete(dir.resolve(".state.json.tmp").resolve("blocker"));
-        Files.delete(dir.resolve(".state.json.tmp"));
+    private void allowWrites() {
+        disk.allowWrites();
     }
 
     @Test

@@ -21,6 +21,21 @@ public final class InProcessAgent implements AutoCloseable {
         return new Builder().with("bridge.state.dir", stateDir.toString());
     }
 
+    /**
+     * On another platform (e.g. Windows on an in-memory file system with Windows' path rules): its environment instead
+     * of this JVM's, its file system, and its default state directory unless the test sets one.
+     */
+    public static Builder on(io.github.scheduledeventsbridge.platform.Platform platform) {
+        return new Builder().bind("platform", platform);
+    }
+
+    /** State kept in {@code stateDir} through {@code disk}, which injects the faults the test asks for. */
+    public static Builder builder(Path stateDir, FaultyFileSystem disk) {
+        return on(io.github.scheduledeventsbridge.platform.Platform.of(
+                io.github.scheduledeventsbridge.platform.OperatingSystem.current(), disk, System.getenv()))
+                .with("bridge.state.dir", stateDir.toString());
+    }
+
     public CamelContext context() {
         return main.getCamelContext();
     }

@@ -1,0 +1,89 @@
+package io.github.scheduledeventsbridge.platform;
+
+import io.github.scheduledeventsbridge.state.BootTime;
+
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the agent needs to know of the system it runs on, in one place: where its files go by default, how its
+ * environment is read, how it learns the boot time. The agent takes {@link #current()} (or a "platform" bean a test
+ * binds: Windows on an in-memory file system); what making files durable and private takes is decided by the file
+ * system itself ({@link FileRules}).
+ */
+public final class Platform {
+
+    static final String PRODUCT = "scheduled-events-bridge";
+    private static final Platform CURRENT = new Platform(OperatingSystem.current(), FileSystems.getDefault(), System.getenv());
+
+    private final OperatingSystem os;
+    private final FileSystem fileSystem;
+    private final Map<String, String> environment;
+
+    private Platform(OperatingSystem os, FileSystem fileSystem, Map<String, String> environment) {
+        this.os = os;
+        this.fileSystem = fileSystem;
+        this.environment = os == OperatingSystem.WINDOWS ? upperCaseNames(environment) : Map.copyOf(environment);
+    }
+
+    /** This JVM's system, its default file system and its environment. */
+    public static Platform current() {
+        return CURRENT;
+    }
+
+    /** Another system, e.g. Windows on an in-memory file system with Windows' path rules (tests). */
+    public static Platform of(OperatingSystem os, FileSystem fileSystem, Map<String, String> environment) {
+        return new Platform(os, fileSystem, environment);
+    }
+
+    public OperatingSystem os() {
+        return os;
+    }
+
+    /** A configured path, on this platform's file system. */
+    public Path path(String value) {
+        return fileSystem.getPath(value);
+    }
+
+    /**
+     * The environment variables, their names as the agent looks them up: on Windows names are case-insensitive
+     * ({@code Bridge_Imds_Url} is {@code BRIDGE_IMDS_URL}), so they are upper-cased; on Linux they are as set.
+     */
+    public Map<String, String> environment() {
+        return environment;
+    }
+
+    /**
+     * The state directory when none is configured: {@code ./data} on Linux (the packages set their own), on Windows
+     * {@code %ProgramData%\scheduled-events-bridge}: a service's working directory is System32.
+     */
+    public String defaultStateDir() {
+        return os == OperatingSystem.WINDOWS ? programData() + "\\" + PRODUCT : "./data";
+    }
+
+    /** On Windows, {@code %ProgramData%\scheduled-events-bridge\bridge.properties}, read when it exists. */
+    public Optional<String> defaultConfigFile() {
+        return os == OperatingSystem.WINDOWS ? Optional.of(defaultStateDir() + "\\bridge.properties") : Optional.empty();
+    }
+
+    /** The kernel's {@code btime} on Linux; now minus the tick count on Windows. */
+    public BootTime bootTime() {
+        return os == OperatingSystem.WINDOWS ? WindowsBootTime.kernel32() : BootTime.procStat(fileSystem.getPath("/proc/stat"));
+    }
+
+    private String programData() {
+        String value = environment.get("PROGRAMDATA");
+        return value == null || value.isBlank() ? "C:\\ProgramData" : value.strip();
+    }
+
+    private static Map<String, String> upperCaseNames(Map<String, String> environment) {
+        Map<String, String> names = new LinkedHashMap<>();
+        environment.forEach((name, value) -> names.putIfAbsent(name.toUpperCase(Locale.ROOT), value));
+        return Map.copyOf(names);
+    }
+}

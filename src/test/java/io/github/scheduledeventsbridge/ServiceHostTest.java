@@ -1,0 +1,104 @@
+package io.github.scheduledeventsbridge;
+
+import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The agent under a Windows service host (procrun's jvm mode): {@code BridgeApplication.start} runs on the host's
+ * thread until {@code BridgeApplication.stop}, called on another one, has stopped it exactly as SIGTERM does — here in
+ * the middle of a spool document, whose delivered messages are then left out of it.
+ */
+class ServiceHostTest {
+
+    private static final List<String> IDS = IntStream.range(0, 30)
+            .mapToObj(i -> String.format("5E2V1CE0-0000-0000-0000-%012d", i)).toList();
+    private static final int ANSWERED = 10;
+
+    @TempDir
+    Path state;
+    private final ScriptedImds imds = new ScriptedImds();
+    private final WebhookReceiver webhook = WebhookReceiver.start("s");
+    private final Map<String, String> settings = new LinkedHashMap<>();
+
+    ServiceHostTest() throws Exception {
+    }
+
+    @AfterEach
+    void close() {
+        settings.keySet().forEach(System::clearProperty);
+        webhook.release();
+        webhook.close();
+        imds.close();
+    }
+
+    /** The host passes settings as -D options (procrun's JvmOptions). */
+    private void configure() {
+        settings.put("bridge.imds.url", imds.url());
+        settings.put("bridge.imds.instance-url", imds.instanceUrl());
+        settings.put("bridge.imds.poll-interval", "200");
+        settings.put("bridge.management.port", "0");
+        settings.put("bridge.state.dir", state.toString());
+        settings.put("bridge.webhook.urls", webhook.url());
+        settings.put("bridge.webhook.secret", "s");
+        settings.put("camel.main.shutdown-timeout", "2");
+        settings.put("camel.component.http.so-timeout", "4000");
+        settings.put("camel.component.http.response-timeout", "4000");
+        settings.forEach(System::setProperty);
+    }
+
+    @Test
+    void theHostsStopDrainsAndRewritesTheSpoolDocumentAsSigtermDoesThenStartReturns() throws Exception {
+        configure();
+        imds.serve(Docs.document(2, IDS.stream().map(id -> Docs.scheduled(id, "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT",
+                "vm-1")).toArray(String[]::new)));
+        webhook.holdAfter(ANSWERED);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread host = new Thread(() -> {
+            try {
+                BridgeApplication.start(new String[0]);
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "service-host-start");
+        host.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() == ANSWERED && webhook.held() > 0);
+
+        BridgeApplication.stop(new String[]{"30"});
+
+        // Stop returns once the agent has stopped: the document is rewritten by then, and start returns with it.
+        List<Path> documents = documents();
+        assertThat(documents).hasSize(1);
+        List<String> waiting = IDS.stream().filter(id -> webhook.delivered().stream()
+                .noneMatch(r -> r.eventId().equals(id))).toList();
+        assertThat(Files.readAllLines(documents.get(0))).as("only the messages not delivered, in order")
+                .hasSize(IDS.size() - ANSWERED).allMatch(line -> waiting.stream().anyMatch(line::contains));
+        host.join(Duration.ofSeconds(10).toMillis());
+        assertThat(host.isAlive()).isFalse();
+        assertThat(failure.get()).isNull();
+    }
+
+    private List<Path> documents() throws IOException {
+        try (Stream<Path> files = Files.walk(state.resolve("spool"), 2)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".jsonl")
+                    && !f.getFileName().toString().startsWith(".")).toList();
+        }
+    }
+}
