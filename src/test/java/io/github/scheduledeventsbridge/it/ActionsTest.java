@@ -164,8 +164,9 @@ class ActionsTest {
             try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
                     .with("bridge.webhook.filter.transitions", "ActionFailed").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
-                await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(state.resolve("actions.json"))
-                        && Files.readString(state.resolve("actions.json")).split("\"finished\"").length == 3);
+                MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
+                await().atMost(Duration.ofSeconds(20)).until(() -> Search.in(registry).name("bridge.actions").timers()
+                        .stream().mapToLong(io.micrometer.core.instrument.Timer::count).sum() == 2);
                 int served = imds.documentsServed();
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
             }
@@ -194,24 +195,37 @@ class ActionsTest {
     }
 
     @Test
-    void aSuccessfulPrepareApprovesAtImds() throws Exception {
+    void aSuccessfulPrepareApprovesOnlyAnEventOfThisVmAloneAndSaysWhyNotTheOthers() throws Exception {
         String prepare = script("prepare.sh", "exit 0");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test", "vm-other"),
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
+             LogCapture log = LogCapture.install()) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test"),
+                    Docs.scheduled(MINE_TOO, "Reboot", NOT_BEFORE, "vm-under-test", "vm-other"),
                     Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other", "vm-under-test")));
             try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
                     .with("bridge.approval.auto.after-prepare", "true").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("Approved"));
-                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(OTHERS).contains("ActionSucceeded"));
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE_TOO).contains("ActionSucceeded")
+                        && webhook.transitionsOf(OTHERS).contains("ActionSucceeded"));
                 int served = imds.documentsServed();
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+                MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
+                assertThat(Search.in(registry).name("bridge.action.approvals").tag("outcome", "withheld-other-vms")
+                        .counter().count()).isEqualTo(2);
+                assertThat(Search.in(registry).name("bridge.action.approvals").tag("outcome", "approved-after-prepare")
+                        .counter().count()).isEqualTo(1);
             }
-            assertThat(imds.startRequests()).as("only the leader approves").hasSize(1);
+            assertThat(imds.startRequests()).as("one approval releases every VM listed: only this VM's own event")
+                    .hasSize(1);
             assertThat(imds.startRequests().get(0).body()).isEqualTo("{\"StartRequests\":[{\"EventId\":\"" + MINE + "\"}]}");
             JsonNode approved = webhook.delivered().stream().filter(r -> r.transition().equals("Approved"))
                     .findFirst().orElseThrow().json();
             assertThat(approved.path("data").path("approval").path("rule").asText()).isEqualTo("after-prepare");
             assertThat(webhook.transitionsOf(MINE)).containsExactly("Scheduled", "ActionSucceeded", "Approved");
+            for (String shared : List.of(MINE_TOO, OTHERS)) {
+                assertThat(log.lines().stream().filter(l -> l.contains("Prepare of " + shared + " succeeded; not approved: "
+                        + "its Resources also name [vm-other]")).count()).as(log.text()).isEqualTo(1);
+            }
         }
     }
 

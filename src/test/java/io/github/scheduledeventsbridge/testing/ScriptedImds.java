@@ -59,10 +59,9 @@ public final class ScriptedImds implements AutoCloseable {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(executor);
         server.createContext("/metadata/scheduledevents", this::scheduledEvents);
-        server.createContext("/metadata/instance/compute", ex -> answer(ex, 200, """
-                {"name":"vm-under-test","vmId":"11111111-2222-3333-4444-555555555555",
-                 "resourceId":"/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm-under-test",
-                 "location":"westeurope"}"""));
+        server.createContext("/metadata/instance/compute", ex -> answer(ex, 200, compute("vm-under-test")));
+        // Another VM reading the same Scheduled Events (one event naming several VMs): /vm/<name>/compute.
+        server.createContext("/vm/", ex -> answer(ex, 200, compute(ex.getRequestURI().getPath().split("/")[2])));
         server.start();
     }
 
@@ -72,6 +71,17 @@ public final class ScriptedImds implements AutoCloseable {
 
     public String instanceUrl() {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/metadata/instance/compute";
+    }
+
+    /** Instance metadata naming this VM {@code vmName}, for a second agent beside the first (vm-under-test). */
+    public String instanceUrl(String vmName) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/vm/" + vmName + "/compute";
+    }
+
+    private static String compute(String name) {
+        return "{\"name\":\"" + name + "\",\"vmId\":\"11111111-2222-3333-4444-555555555555\","
+                + "\"resourceId\":\"/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/"
+                + name + "\",\"location\":\"westeurope\"}";
     }
 
     public void serve(String json) {

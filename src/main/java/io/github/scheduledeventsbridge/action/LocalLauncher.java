@@ -1,0 +1,28 @@
+package io.github.scheduledeventsbridge.action;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** Commands as the agent's own children: its user, its unit, its environment without BRIDGE_* variables. */
+final class LocalLauncher implements CommandLauncher {
+
+    private final Set<Process> running = ConcurrentHashMap.newKeySet();
+
+    @Override
+    public CommandResult run(CommandSpec spec, CommandObserver observer) throws InterruptedException {
+        return BoundedCommand.run(spec, BoundedCommand.Environment.INHERITED_WITHOUT_BRIDGE, observer, running);
+    }
+
+    @Override
+    public void stop() {
+        for (Process process : List.copyOf(running)) {
+            ProcessTree.kill(process.toHandle(), ProcessTree.ownSessions());
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "as children of the agent" + (ProcessTree.ownSessions() ? ", each in a session of its own" : "");
+    }
+}
