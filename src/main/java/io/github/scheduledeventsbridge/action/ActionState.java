@@ -76,7 +76,17 @@ public final class ActionState {
     private long generation;
     private long snapshotBytes;
 
+    private final int keep;
+    private final long compactAfter;
+
     public ActionState(Path stateDir) {
+        this(stateDir, KEEP, COMPACT_AFTER);
+    }
+
+    /** With other bounds than the agent's (tests: small ones). */
+    ActionState(Path stateDir, int keep, long compactAfter) {
+        this.keep = keep;
+        this.compactAfter = compactAfter;
         this.file = stateDir.resolve(FILE);
         this.log = new ActionLog(stateDir.resolve(ActionLog.FILE));
         loadSnapshot();
@@ -169,7 +179,7 @@ public final class ActionState {
      * called off the poll thread, after outcomes were reported. A failure leaves the log as it is.
      */
     public synchronized void compactIfDue() {
-        if (log.size() < Math.max(COMPACT_AFTER, snapshotBytes)) {
+        if (log.size() < Math.max(compactAfter, snapshotBytes)) {
             return;
         }
         prune();
@@ -200,7 +210,7 @@ public final class ActionState {
         List<String> prunable = entries.values().stream()
                 .filter(e -> !e.status().equals(REQUESTED) && e.reported() && !e.approvalPending())
                 .map(Entry::id).toList();
-        for (int i = 0; i < prunable.size() - KEEP; i++) {
+        for (int i = 0; i < prunable.size() - keep; i++) {
             entries.remove(prunable.get(i));
         }
     }

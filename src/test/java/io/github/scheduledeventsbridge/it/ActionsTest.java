@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.testing.AcceptingActionSocket;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
@@ -263,6 +264,39 @@ class ActionsTest {
                 assertThat(Duration.ofNanos(System.nanoTime() - since)).isLessThan(Duration.ofSeconds(15));
                 assertThat(webhook.transitionsOf(MINE)).as("still preparing").doesNotContain("ActionSucceeded");
             }
+        }
+    }
+    @Test
+    void theConfiguredShellRunsTheCommands() throws Exception {
+        Path ran = work.resolve("ran");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            // [[ ]] and $BASH_VERSION are bash's: /bin/sh (dash) would fail this command.
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.shell", "/bin/bash -c")
+                    .with("bridge.action.prepare.command", "[[ -n $BASH_VERSION ]] && echo bash > " + ran).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionSucceeded"));
+            }
+            assertThat(lines(ran)).containsExactly("bash");
+        }
+    }
+
+    @Test
+    void commandsHandedToAnActionHostRunThereWithoutTheAgentsEnvironmentAndReportAsUsual() throws Exception {
+        Path env = work.resolve("env");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
+             AcceptingActionSocket host = AcceptingActionSocket.listen(work.resolve("action.sock"),
+                     Map.of("BRIDGE_WEBHOOK_SECRET", "the-agents-secret"))) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.host-socket", host.path().toString())
+                    .with("bridge.action.prepare.command", "env > " + env + "; echo prepared; exit 4").start()) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+            }
+            assertThat(host.hosts()).hasSize(1);
+            assertThat(lines(env)).contains("SEB_EVENT_ID=" + MINE, "SEB_TRANSITION=Scheduled")
+                    .noneMatch(l -> l.startsWith("BRIDGE_") || l.contains("the-agents-secret"));
+            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                    .findFirst().orElseThrow().json();
+            assertThat(failed.path("data").path("exitCode").asInt()).isEqualTo(4);
         }
     }
 }
