@@ -10,8 +10,6 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Runs one prepare or recover command for an agent that handed it over a Unix-domain socket
@@ -28,6 +26,9 @@ public final class ActionHost {
     /** Beyond the command's own timeout (which kills it and reports timed-out), for the kill and the answer. */
     static final Duration GRACE = Duration.ofSeconds(30);
 
+    /** How long ending it waits for a command whose start is under way. */
+    private static final Duration KILL_WAIT = Duration.ofSeconds(10);
+
     static final int OK = 0;
     static final int BAD_REQUEST = 2;
     static final int CONNECTION_LOST = 3;
@@ -36,7 +37,7 @@ public final class ActionHost {
     private final InputStream in;
     private final OutputStream out;
     private final PrintStream diagnostics;
-    private final Set<Process> running = ConcurrentHashMap.newKeySet();
+    private final RunningProcesses running = new RunningProcesses();
     /** Once the outcome is on its way, the agent closing the connection is the normal end, not a hang-up. */
     private boolean answered;
     private boolean abandoning;
@@ -151,7 +152,7 @@ public final class ActionHost {
             abandoning = true;
         }
         diagnostics.println("action host: " + reason + ": killing the command and its children");
-        for (Process process : running) {
+        for (Process process : running.close(KILL_WAIT)) {
             ProcessTree.kill(process.toHandle(), ProcessTree.ownSessions());
         }
         diagnostics.flush();

@@ -85,8 +85,8 @@ final class ActionLog {
             if (header != Long.MIN_VALUE) {
                 LOG.info("{} is from before the last snapshot: its steps are in the snapshot already", file);
             }
+            // Started with the first step: an agent without actions leaves no log behind.
             base = generation == ANY_GENERATION ? 0 : generation;
-            restart(base);
             return List.of();
         }
         base = header;

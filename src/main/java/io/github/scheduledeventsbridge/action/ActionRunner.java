@@ -1,8 +1,5 @@
 package io.github.scheduledeventsbridge.action;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
@@ -31,7 +28,6 @@ import java.util.Map;
 public final class ActionRunner {
 
     private static final Logger LOG = LoggerFactory.getLogger(ActionRunner.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
     static final String PREPARE = "prepare";
     static final String RECOVER = "recover";
     /** What a recover is told when its event had no prepare (none configured for its type, or it ended first). */
@@ -49,6 +45,7 @@ public final class ActionRunner {
     private final CamelContext context;
     private final Clock clock;
     private final CommandLauncher launcher;
+    private final ActionExecution execution;
     private final EventLanes lanes = new EventLanes(THREADS);
     private final ActionMetrics metrics;
     private final AfterPrepareApproval approval;
@@ -67,6 +64,7 @@ public final class ActionRunner {
         this.context = context;
         this.clock = clock;
         this.launcher = CommandLauncher.of(settings);
+        this.execution = new ActionExecution(settings, state, launcher, clock);
         this.metrics = new ActionMetrics(context);
         this.approval = new AfterPrepareApproval(journal, identity, context, metrics, this::approvalDecided);
         this.reporter = new OutcomeReporter(state, journal, approval::consider);
@@ -133,8 +131,8 @@ public final class ActionRunner {
         for (ActionState.Entry entry : entries) {
             if (entry.status().equals(ActionState.REQUESTED) && entry.action().equals(RECOVER)) {
                 abandonDeferredPrepare(entry.eventKey());
-                LOG.warn("The recover command for {} was interrupted (agent stopped while it ran): running it again",
-                        eventId(entry));
+                LOG.warn("The recover command for {} had not finished when the agent stopped: running it {}",
+                        eventId(entry), entry.pid() == null ? "now" : "again");
                 lanes.submit(entry.eventKey(), () -> run(entry));
             } else if (!entry.status().equals(ActionState.REQUESTED) && (!entry.reported() || entry.approvalPending())) {
                 reporter.add(entry);
@@ -223,10 +221,10 @@ public final class ActionRunner {
         if (stopping || !entry.status().equals(ActionState.REQUESTED)) {
             return;
         }
-        String prepareOutcome = entry.action().equals(RECOVER) ? prepareOutcome(entry.eventKey()) : null;
+        String prepareOutcome = entry.action().equals(RECOVER) ? execution.prepareOutcome(entry.eventKey()) : null;
         CommandResult result;
         try {
-            result = execute(entry, prepareOutcome);
+            result = execution.execute(entry, prepareOutcome);
         } catch (InterruptedException e) {
             // The agent stops: still requested, so it runs again at the next start.
             Thread.currentThread().interrupt();
@@ -250,47 +248,6 @@ public final class ActionRunner {
             LOG.error("The outcome of the {} command for {} could not be written down ({}): it runs again at the next "
                     + "start", entry.action(), eventId(entry), e.getMessage());
         }
-    }
-
-    private CommandResult execute(ActionState.Entry entry, String prepareOutcome) throws InterruptedException {
-        JsonNode data = entry.input().path("data");
-        String label = entry.action() + " " + eventId(entry);
-        LOG.info("Running the {} command for {} {} ({}, incarnation {}{})", entry.action(),
-                data.path("eventType").asText(), eventId(entry), data.path("transition").asText(),
-                data.path("documentIncarnation").asText("?"),
-                prepareOutcome == null ? "" : ", prepare " + prepareOutcome);
-        CommandResult result;
-        try {
-            CommandSpec spec = new CommandSpec(settings.shell().argv(settings.command(entry.action())),
-                    ActionEnvironment.of(data, prepareOutcome), MAPPER.writeValueAsBytes(entry.input()),
-                    settings.timeout(), label);
-            result = launcher.run(spec, new Output(entry, label));
-        } catch (JsonProcessingException | RuntimeException e) {
-            result = CommandResult.notRun("cannot be run: " + e, Duration.ZERO);
-        }
-        String incarnation = data.path("documentIncarnation").asText("?");
-        if (result.succeeded()) {
-            LOG.info("The {} command for {} (incarnation {}) succeeded in {} ms", entry.action(), eventId(entry),
-                    incarnation, result.took().toMillis());
-        } else if (result.failure() != null) {
-            LOG.warn("The {} command for {} (incarnation {}) failed: {}", entry.action(), eventId(entry), incarnation,
-                    result.failure());
-        } else {
-            LOG.warn("The {} command for {} (incarnation {}) {} (exit code {}) after {} ms", entry.action(),
-                    eventId(entry), incarnation, result.outcome().equals(CommandResult.TIMED_OUT)
-                            ? "timed out and was killed with its children" : "failed",
-                    result.exitCode() == null ? "none" : result.exitCode(), result.took().toMillis());
-        }
-        return result;
-    }
-
-    /** How this event's prepare ended, for its recover: the recover runs in any case (the VM must be restored). */
-    private String prepareOutcome(String eventKey) {
-        return state.find(PREPARE, eventKey).map(p -> switch (p.status()) {
-            case ActionState.FINISHED -> p.result() == null ? CommandResult.FAILED
-                    : p.result().path("data").path("outcome").asText(CommandResult.FAILED);
-            default -> INTERRUPTED;
-        }).orElse(NO_PREPARE);
     }
 
     /** A command the previous run of the agent left behind (kill -9): ended before anything else runs for its event. */
@@ -320,40 +277,5 @@ public final class ActionRunner {
 
     static String eventId(ActionState.Entry entry) {
         return entry.input().path("data").path("eventId").asText(entry.eventKey());
-    }
-
-    /** A command's output lines in the log, its pid written down (so a restart after kill -9 can end it). */
-    private final class Output implements CommandObserver {
-        private final ActionState.Entry entry;
-        private final String label;
-
-        Output(ActionState.Entry entry, String label) {
-            this.entry = entry;
-            this.label = label;
-        }
-
-        @Override
-        public void started(long pid) {
-            long since = ProcessHandle.of(pid).flatMap(p -> p.info().startInstant()).map(java.time.Instant::toEpochMilli)
-                    .orElse(clock.millis());
-            try {
-                state.started(entry, pid, since);
-            } catch (UncheckedIOException e) {
-                LOG.warn("[{}] pid {} could not be written down ({}): were the agent killed now, its restart could not "
-                        + "end this command", label, pid, e.getMessage());
-            }
-        }
-
-        @Override
-        public void line(String line) {
-            LOG.info("[{}] {}", label, line);
-        }
-
-        @Override
-        public void dropped(long bytes, long lines) {
-            LOG.warn("[{}] {} bytes of output dropped ({} whole lines; a run logs at most {} KiB, {} lines a second "
-                    + "after the first {}, {} bytes a line)", label, bytes, lines, OutputLimiter.BUDGET_BYTES / 1024,
-                    OutputLimiter.LINES_PER_SECOND, OutputLimiter.BURST_LINES, OutputLimiter.MAX_LINE_BYTES);
-        }
     }
 }

@@ -1,16 +1,11 @@
 package io.github.scheduledeventsbridge.action;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +18,7 @@ import java.util.Optional;
  * with its input, before it runs: after a crash a requested one runs again (at-least-once), a finished one never
  * does, and a finished one whose outcome message was not yet recorded is recorded on start.
  *
- * <p>On disk: a snapshot ({@code actions.json}, replaced atomically) and the steps since then appended to
+ * <p>On disk: a snapshot ({@link ActionSnapshot}) and the steps since then appended to
  * {@link ActionLog}. A step costs one small forced append, however many actions are remembered; all the requests of
  * one document are one append. The snapshot is rewritten only once the steps outweigh it, never by the poll thread.
  */
@@ -31,7 +26,7 @@ public final class ActionState {
 
     private static final Logger LOG = LoggerFactory.getLogger(ActionState.class);
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    static final String FILE = "actions.json";
+    static final String FILE = ActionSnapshot.FILE;
     /** Finished and reported entries kept for deduplication; the oldest go first. */
     private static final int KEEP = 2_000;
     /** The snapshot is rewritten when the log has grown past this, or past the snapshot's own size. */
@@ -89,7 +84,10 @@ public final class ActionState {
         this.compactAfter = compactAfter;
         this.file = stateDir.resolve(FILE);
         this.log = new ActionLog(stateDir.resolve(ActionLog.FILE));
-        loadSnapshot();
+        ActionSnapshot.Loaded snapshot = ActionSnapshot.read(file);
+        snapshot.entries().forEach(e -> entries.put(e.id(), e));
+        generation = snapshot.generation();
+        snapshotBytes = snapshot.bytes();
         List<ObjectNode> steps = log.open(generation);
         generation = log.generation();
         steps.forEach(this::apply);
@@ -184,10 +182,8 @@ public final class ActionState {
         }
         prune();
         try {
-            byte[] snapshot = snapshot(generation + 1);
-            io.github.scheduledeventsbridge.state.AtomicFiles.write(file, snapshot);
+            snapshotBytes = ActionSnapshot.write(file, generation + 1, entries.values());
             generation++;
-            snapshotBytes = snapshot.length;
         } catch (IOException e) {
             LOG.warn("Cannot rewrite {} ({}); the steps stay in {}", file, e.getMessage(), ActionLog.FILE);
             return;
@@ -243,64 +239,6 @@ public final class ActionState {
             case "reported" -> put(e.with(e.status(), e.result(), true, e.approvalPending()));
             case "approvalDone" -> put(e.with(e.status(), e.result(), e.reported(), false));
             default -> LOG.warn("Unknown step {} in {} ignored", op, ActionLog.FILE);
-        }
-    }
-
-    private byte[] snapshot(long snapshotGeneration) throws IOException {
-        ObjectNode root = MAPPER.createObjectNode().put("version", 1).put("generation", snapshotGeneration);
-        var all = root.putArray("actions");
-        for (Entry e : entries.values()) {
-            ObjectNode node = all.addObject();
-            node.put("action", e.action());
-            node.put("eventKey", e.eventKey());
-            node.put("status", e.status());
-            node.put("reported", e.reported());
-            node.put("approvalPending", e.approvalPending());
-            if (e.pid() != null) {
-                node.put("pid", e.pid());
-                node.put("pidStartMillis", e.pidStartMillis());
-            }
-            node.set("input", e.input());
-            if (e.result() != null) {
-                node.set("result", e.result());
-            }
-        }
-        return MAPPER.writeValueAsBytes(root);
-    }
-
-    private void loadSnapshot() {
-        if (!Files.exists(file)) {
-            return;
-        }
-        try {
-            byte[] bytes = Files.readAllBytes(file);
-            JsonNode root = MAPPER.readTree(bytes);
-            generation = root.path("generation").asLong(0);
-            snapshotBytes = bytes.length;
-            for (JsonNode node : root.path("actions")) {
-                Entry e = new Entry(node.path("action").asText(), node.path("eventKey").asText(),
-                        (ObjectNode) node.get("input"), node.path("status").asText(),
-                        node.hasNonNull("result") ? (ObjectNode) node.get("result") : null,
-                        node.path("reported").asBoolean(), node.path("approvalPending").asBoolean(),
-                        node.hasNonNull("pid") ? node.get("pid").asLong() : null,
-                        node.hasNonNull("pidStartMillis") ? node.get("pidStartMillis").asLong() : null);
-                entries.put(e.id(), e);
-            }
-        } catch (AccessDeniedException e) {
-            // Not corrupt, only unreadable for this user: moving it aside would run every action again.
-            throw new BadConfigurationException("bridge.state.dir",
-                    file + " cannot be read by this user; fix its owner or mode, it is not moved aside");
-        } catch (IOException | RuntimeException e) {
-            Path aside = file.resolveSibling(FILE + ".corrupt-" + System.currentTimeMillis());
-            try {
-                Files.move(file, aside);
-            } catch (IOException moveFailed) {
-                throw new UncheckedIOException("Cannot move the corrupt " + file + " aside", moveFailed);
-            }
-            LOG.error("{} is corrupt ({}); moved to {}: actions of events still listed may run again", file,
-                    e.getMessage(), aside);
-            entries.clear();
-            generation = ActionLog.ANY_GENERATION;
         }
     }
 

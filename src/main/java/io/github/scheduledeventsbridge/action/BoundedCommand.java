@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -35,28 +34,23 @@ final class BoundedCommand {
 
     /**
      * Runs it to its end or its timeout. {@code running} holds the process meanwhile (so that a stopping agent can
-     * kill it); an interrupt kills it too and is passed on.
+     * kill it; once it is closed nothing starts); an interrupt kills it too and is passed on.
      */
-    static CommandResult run(CommandSpec spec, Environment base, CommandObserver observer, Set<Process> running)
+    static CommandResult run(CommandSpec spec, Environment base, CommandObserver observer, RunningProcesses running)
             throws InterruptedException {
         long started = System.nanoTime();
+        if (!running.beginStart()) {
+            throw new InterruptedException("stopping: no command is started any more");
+        }
         Process process;
         try {
-            ProcessBuilder builder = new ProcessBuilder(ProcessTree.inOwnSession(spec.argv())).redirectErrorStream(true);
-            prepareEnvironment(builder.environment(), base);
-            builder.environment().putAll(spec.environment());
-            // setsid would start and then fail to run it (exit 127): said plainly instead.
-            String program = spec.argv().get(0);
-            if (!findable(program, builder.environment().get("PATH"))) {
-                return CommandResult.notRun("cannot be started: " + program + " is not an executable file"
-                        + (program.contains(File.separator) ? "" : " on the PATH"), since(started));
-            }
-            process = builder.start();
+            process = start(spec, base);
         } catch (IOException | RuntimeException e) {
             // A missing shell, an unusable environment: the command could not run, which is a failure like any other.
+            running.endStart(null);
             return CommandResult.notRun("cannot be started: " + e.getMessage(), since(started));
         }
-        running.add(process);
+        running.endStart(process);
         try {
             observer.started(process.pid());
             Thread writer = daemon("bridge-action-input", () -> write(process.getOutputStream(), spec.stdin()));
@@ -81,6 +75,19 @@ final class BoundedCommand {
         } finally {
             running.remove(process);
         }
+    }
+
+    private static Process start(CommandSpec spec, Environment base) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(ProcessTree.inOwnSession(spec.argv())).redirectErrorStream(true);
+        prepareEnvironment(builder.environment(), base);
+        builder.environment().putAll(spec.environment());
+        // setsid would start and then fail to run it (exit 127): said plainly instead.
+        String program = spec.argv().get(0);
+        if (!findable(program, builder.environment().get("PATH"))) {
+            throw new IOException(program + " is not an executable file"
+                    + (program.contains(File.separator) ? "" : " on the PATH"));
+        }
+        return builder.start();
     }
 
     private static boolean findable(String program, String path) {

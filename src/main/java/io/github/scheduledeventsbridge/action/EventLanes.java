@@ -1,5 +1,8 @@
 package io.github.scheduledeventsbridge.action;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
@@ -17,6 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * holds no thread.
  */
 final class EventLanes {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ActionRunner.class);
 
     private final ExecutorService pool;
     private final Map<String, Deque<Runnable>> lanes = new HashMap<>();
@@ -62,7 +67,12 @@ final class EventLanes {
                     return;
                 }
             }
-            next.run();
+            try {
+                next.run();
+            } catch (RuntimeException e) {
+                // The lane goes on: a task that failed must not leave the event's next ones waiting for ever.
+                LOG.error("An action task for {} failed: {}", eventKey, e.toString());
+            }
         }
     }
 }

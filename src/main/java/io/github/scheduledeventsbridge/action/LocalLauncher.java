@@ -1,13 +1,11 @@
 package io.github.scheduledeventsbridge.action;
 
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.time.Duration;
 
 /** Commands as the agent's own children: its user, its unit, its environment without BRIDGE_* variables. */
 final class LocalLauncher implements CommandLauncher {
 
-    private final Set<Process> running = ConcurrentHashMap.newKeySet();
+    private final RunningProcesses running = new RunningProcesses();
 
     @Override
     public CommandResult run(CommandSpec spec, CommandObserver observer) throws InterruptedException {
@@ -16,7 +14,7 @@ final class LocalLauncher implements CommandLauncher {
 
     @Override
     public void stop() {
-        for (Process process : List.copyOf(running)) {
+        for (Process process : running.close(Duration.ofSeconds(10))) {
             ProcessTree.kill(process.toHandle(), ProcessTree.ownSessions());
         }
     }

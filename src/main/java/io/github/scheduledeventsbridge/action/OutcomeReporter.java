@@ -28,6 +28,7 @@ final class OutcomeReporter {
     private final Consumer<ActionState.Entry> approvalPending;
     private final LinkedBlockingQueue<ActionState.Entry> finished = new LinkedBlockingQueue<>();
     private final Thread thread;
+    private boolean started;
 
     OutcomeReporter(ActionState state, TransitionJournal journal, Consumer<ActionState.Entry> approvalPending) {
         this.state = state;
@@ -35,10 +36,14 @@ final class OutcomeReporter {
         this.approvalPending = approvalPending;
         this.thread = new Thread(this::loop, "bridge-action-outcomes");
         thread.setDaemon(true);
-        thread.start();
     }
 
-    void add(ActionState.Entry entry) {
+    /** Started with the first outcome: an agent without actions has no thread for them. */
+    synchronized void add(ActionState.Entry entry) {
+        if (!started) {
+            started = true;
+            thread.start();
+        }
         finished.add(entry);
     }
 

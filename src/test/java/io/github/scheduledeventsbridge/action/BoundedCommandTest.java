@@ -10,9 +10,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -23,7 +21,7 @@ class BoundedCommandTest {
     @TempDir
     Path work;
     private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
-    private final Set<Process> running = ConcurrentHashMap.newKeySet();
+    private final RunningProcesses running = new RunningProcesses();
 
     private final CommandObserver observer = new CommandObserver() {
         @Override
@@ -59,7 +57,7 @@ class BoundedCommandTest {
         });
         assertThat(result).succeedsWithin(Duration.ofSeconds(20))
                 .satisfies(r -> assertThat(r.outcome()).isEqualTo("timed-out"));
-        assertThat(running).isEmpty();
+        assertThat(running.isEmpty()).isTrue();
     }
 
     @Test
@@ -91,6 +89,14 @@ class BoundedCommandTest {
         assertThat(left).hasSize(2);
         await().atMost(Duration.ofSeconds(10)).until(() -> left.stream()
                 .allMatch(pid -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true)));
+    }
+
+    @Test
+    void onceClosedNoCommandStarts() {
+        running.close(Duration.ZERO);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> run("touch " + work.resolve("ran"), Map.of(),
+                new byte[0], Duration.ofSeconds(5))).isInstanceOf(InterruptedException.class);
+        assertThat(work.resolve("ran")).doesNotExist();
     }
 
     @Test

@@ -143,9 +143,9 @@ class ActionsKillNineIT {
                     + "then echo 'prepare still running' >> " + work + "/recover.runs; "
                     + "else echo 'prepare ended' >> " + work + "/recover.runs; fi")) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> lines("recover.runs").size() == 1);
+                assertThat(lines("recover.runs")).containsExactly("prepare ended");
                 assertThat(second.output()).contains("was still running from before the agent restarted");
             }
-            assertThat(lines("recover.runs")).containsExactly("prepare ended");
             assertThat(lines("prepare.starts")).as("the event ended: not prepared again").hasSize(1);
             assertThat(ProcessHandle.of(orphan).map(ProcessHandle::isAlive).orElse(false)).isFalse();
         } finally {
