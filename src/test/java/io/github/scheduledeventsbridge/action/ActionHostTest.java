@@ -10,8 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -31,28 +29,6 @@ class ActionHostTest {
     Path work;
     private AcceptingActionSocket socket;
     private HostSocketLauncher launcher;
-
-    /** What the launcher was told, as an agent would log it. */
-    private static final class Seen implements CommandObserver {
-        final List<String> lines = Collections.synchronizedList(new ArrayList<>());
-        final List<Long> pids = Collections.synchronizedList(new ArrayList<>());
-        volatile long droppedBytes;
-
-        @Override
-        public void started(long pid) {
-            pids.add(pid);
-        }
-
-        @Override
-        public void line(String line) {
-            lines.add(line);
-        }
-
-        @Override
-        public void dropped(long bytes, long lines) {
-            droppedBytes = bytes;
-        }
-    }
 
     @BeforeEach
     void listen() throws Exception {
@@ -75,7 +51,7 @@ class ActionHostTest {
     @Test
     void aCommandRunsInTheHostWithAMinimalEnvironmentItsInputAndItsOutputComesBack() throws Exception {
         Path env = work.resolve("env");
-        Seen seen = new Seen();
+        RecordingObserver seen = new RecordingObserver();
         CommandResult result = launcher.run(spec("env > " + env + "; cat; echo; echo second line; exit 3",
                 Map.of("SEB_EVENT_ID", "E1", "SEB_DESCRIPTION", "with\u0000a NUL"),
                 "{\"the\":\"cloud event\"}".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(30)), seen);
@@ -96,7 +72,7 @@ class ActionHostTest {
     @Test
     void theHostKillsTheWholeTreeAtTheTimeoutAndSaysTimedOut() throws Exception {
         Path pid = work.resolve("child.pid");
-        Seen seen = new Seen();
+        RecordingObserver seen = new RecordingObserver();
         CommandResult result = launcher.run(spec("sleep 300 & echo $! > " + pid + "; (sleep 301 &); wait", Map.of(),
                 new byte[0], Duration.ofMillis(1500)), seen);
 
@@ -111,7 +87,7 @@ class ActionHostTest {
     @Test
     void whenTheAgentGoesAwayTheHostKillsItsCommandAndExits() throws Exception {
         Path pid = work.resolve("command.pid");
-        Seen seen = new Seen();
+        RecordingObserver seen = new RecordingObserver();
         CompletableFuture<CommandResult> running = CompletableFuture.supplyAsync(() -> {
             try {
                 return launcher.run(spec("echo $$ > " + pid + "; sleep 300", Map.of(), new byte[0],
@@ -137,7 +113,7 @@ class ActionHostTest {
     void aRequestWithAnythingButSebVariablesIsRefusedAndNothingRuns() throws Exception {
         Path ran = work.resolve("ran");
         CommandResult result = launcher.run(spec("touch " + ran, Map.of("LD_PRELOAD", "/tmp/evil.so"), new byte[0],
-                Duration.ofSeconds(30)), new Seen());
+                Duration.ofSeconds(30)), new RecordingObserver());
 
         assertThat(result.outcome()).isEqualTo("failed");
         assertThat(result.failure()).contains("ended without an outcome");
@@ -150,14 +126,14 @@ class ActionHostTest {
     @Test
     void noHostListeningIsAFailureThatSaysWhere() throws Exception {
         HostSocketLauncher nowhere = new HostSocketLauncher(work.resolve("missing.sock"));
-        CommandResult result = nowhere.run(spec("true", Map.of(), new byte[0], Duration.ofSeconds(5)), new Seen());
+        CommandResult result = nowhere.run(spec("true", Map.of(), new byte[0], Duration.ofSeconds(5)), new RecordingObserver());
         assertThat(result.outcome()).isEqualTo("failed");
         assertThat(result.failure()).contains("cannot reach the action host at " + work.resolve("missing.sock"));
     }
 
     @Test
     void outputBeyondTheBoundsIsDroppedInTheHostAndCounted() throws Exception {
-        Seen seen = new Seen();
+        RecordingObserver seen = new RecordingObserver();
         CommandResult result = launcher.run(spec("yes x | head -n 200000", Map.of(), new byte[0],
                 Duration.ofSeconds(60)), seen);
         assertThat(result.succeeded()).isTrue();

@@ -6,8 +6,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -20,24 +18,9 @@ class BoundedCommandTest {
 
     @TempDir
     Path work;
-    private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
     private final RunningProcesses running = new RunningProcesses();
-
-    private final CommandObserver observer = new CommandObserver() {
-        @Override
-        public void started(long pid) {
-        }
-
-        @Override
-        public void line(String line) {
-            lines.add(line);
-        }
-
-        @Override
-        public void dropped(long bytes, long count) {
-            lines.add("dropped " + bytes);
-        }
-    };
+    private final RecordingObserver observer = new RecordingObserver();
+    private final List<String> lines = observer.lines;
 
     private CommandResult run(String command, Map<String, String> env, byte[] stdin, Duration timeout)
             throws InterruptedException {
@@ -104,8 +87,9 @@ class BoundedCommandTest {
         CommandResult result = run("head -c 45000000 /dev/zero | tr '\\0' x", Map.of(), new byte[0],
                 Duration.ofSeconds(60));
         assertThat(result.succeeded()).isTrue();
-        await().atMost(Duration.ofSeconds(10)).until(() -> lines.size() == 2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> observer.droppedBytes > 0);
+        assertThat(lines).hasSize(1);
         assertThat(lines.get(0)).hasSizeLessThan(OutputLimiter.MAX_LINE_BYTES + 100);
-        assertThat(lines.get(1)).isEqualTo("dropped " + (45_000_000 - OutputLimiter.MAX_LINE_BYTES));
+        assertThat(observer.droppedBytes).isEqualTo(45_000_000 - OutputLimiter.MAX_LINE_BYTES);
     }
 }

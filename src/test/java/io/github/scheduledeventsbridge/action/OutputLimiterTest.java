@@ -3,7 +3,6 @@ package io.github.scheduledeventsbridge.action;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -11,26 +10,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class OutputLimiterTest {
 
-    private final List<String> lines = new ArrayList<>();
-    private final AtomicLong droppedBytes = new AtomicLong();
-    private final AtomicLong droppedLines = new AtomicLong();
     private final AtomicLong now = new AtomicLong();
-    private final OutputLimiter limiter = new OutputLimiter(new CommandObserver() {
-        @Override
-        public void started(long pid) {
-        }
-
-        @Override
-        public void line(String line) {
-            lines.add(line);
-        }
-
-        @Override
-        public void dropped(long bytes, long count) {
-            droppedBytes.set(bytes);
-            droppedLines.set(count);
-        }
-    }, now::get);
+    private final RecordingObserver seen = new RecordingObserver();
+    private final List<String> lines = seen.lines;
+    private final OutputLimiter limiter = new OutputLimiter(seen, now::get);
 
     private void feed(String text) {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
@@ -43,7 +26,7 @@ class OutputLimiterTest {
         feed("o\n\nthree");
         limiter.finish();
         assertThat(lines).containsExactly("one", "two", "", "three");
-        assertThat(droppedBytes.get()).isZero();
+        assertThat(seen.droppedBytes).isZero();
     }
 
     @Test
@@ -59,7 +42,7 @@ class OutputLimiterTest {
         assertThat(lines.get(0)).startsWith("x".repeat(OutputLimiter.MAX_LINE_BYTES))
                 .endsWith("(" + (45L * chunk.length - OutputLimiter.MAX_LINE_BYTES) + " more bytes of this line dropped)");
         assertThat(lines.get(1)).isEqualTo("next");
-        assertThat(droppedBytes.get()).isEqualTo(45L * chunk.length - OutputLimiter.MAX_LINE_BYTES);
+        assertThat(seen.droppedBytes).isEqualTo(45L * chunk.length - OutputLimiter.MAX_LINE_BYTES);
     }
 
     @Test
@@ -73,8 +56,8 @@ class OutputLimiterTest {
         }
         limiter.finish();
         assertThat(lines).hasSize(OutputLimiter.BURST_LINES + 2 * OutputLimiter.LINES_PER_SECOND);
-        assertThat(droppedLines.get()).isEqualTo(1_001_000 - lines.size());
-        assertThat(droppedBytes.get()).isEqualTo(2 * droppedLines.get());
+        assertThat(seen.droppedLines).isEqualTo(1_001_000 - lines.size());
+        assertThat(seen.droppedBytes).isEqualTo(2 * seen.droppedLines);
     }
 
     @Test
@@ -86,6 +69,6 @@ class OutputLimiterTest {
         }
         limiter.finish();
         assertThat(lines).hasSize((int) (OutputLimiter.BUDGET_BYTES / (OutputLimiter.MAX_LINE_BYTES - 1)));
-        assertThat(droppedLines.get()).isEqualTo(200 - lines.size());
+        assertThat(seen.droppedLines).isEqualTo(200 - lines.size());
     }
 }

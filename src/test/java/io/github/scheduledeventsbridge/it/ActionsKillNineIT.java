@@ -38,15 +38,21 @@ class ActionsKillNineIT {
     private AgentProcess agent(ScriptedImds imds, WebhookReceiver webhook, String recover) throws IOException {
         String prepare = "echo $$ > " + work + "/prepare.pid; echo start >> " + work + "/prepare.starts; "
                 + "while [ -e " + work + "/block ]; do sleep 0.1; done; echo done >> " + work + "/prepare.done";
-        return AgentProcess.start("actions-kill-nine", AgentProcess.env(
+        return agent(imds, webhook, Map.of("BRIDGE_ACTION_PREPARE_COMMAND", prepare,
+                "BRIDGE_ACTION_RECOVER_COMMAND", recover));
+    }
+
+    private AgentProcess agent(ScriptedImds imds, WebhookReceiver webhook, Map<String, String> actions)
+            throws IOException {
+        Map<String, String> env = AgentProcess.env(
                 "BRIDGE_IMDS_URL", imds.url(),
                 "BRIDGE_IMDS_INSTANCE_URL", imds.instanceUrl(),
                 "BRIDGE_IMDS_POLL_INTERVAL", "200",
                 "BRIDGE_STATE_DIR", work.resolve("state").toString(),
                 "BRIDGE_WEBHOOK_URLS", webhook.url(),
-                "BRIDGE_WEBHOOK_SECRET", "kill-secret",
-                "BRIDGE_ACTION_PREPARE_COMMAND", prepare,
-                "BRIDGE_ACTION_RECOVER_COMMAND", recover), Map.of(), work);
+                "BRIDGE_WEBHOOK_SECRET", "kill-secret");
+        env.putAll(actions);
+        return AgentProcess.start("actions-kill-nine", env, Map.of(), work);
     }
 
     /**
@@ -159,15 +165,8 @@ class ActionsKillNineIT {
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("kill-secret");
              AcceptingActionSocket hostSocket = AcceptingActionSocket.listen(work.resolve("action.sock"), Map.of())) {
             imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
-            AgentProcess agent = AgentProcess.start("actions-kill-nine-host", AgentProcess.env(
-                    "BRIDGE_IMDS_URL", imds.url(),
-                    "BRIDGE_IMDS_INSTANCE_URL", imds.instanceUrl(),
-                    "BRIDGE_IMDS_POLL_INTERVAL", "200",
-                    "BRIDGE_STATE_DIR", work.resolve("state").toString(),
-                    "BRIDGE_WEBHOOK_URLS", webhook.url(),
-                    "BRIDGE_WEBHOOK_SECRET", "kill-secret",
-                    "BRIDGE_ACTION_HOST_SOCKET", hostSocket.path().toString(),
-                    "BRIDGE_ACTION_PREPARE_COMMAND", "echo $$ > " + pid + "; sleep 300"), Map.of(), work);
+            AgentProcess agent = agent(imds, webhook, Map.of("BRIDGE_ACTION_HOST_SOCKET", hostSocket.path().toString(),
+                    "BRIDGE_ACTION_PREPARE_COMMAND", "echo $$ > " + pid + "; sleep 300"));
             await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(pid) && Files.size(pid) > 0);
             long command = Long.parseLong(Files.readString(pid).trim());
 

@@ -24,13 +24,18 @@ class ActionsNothingSilentTest extends ScriptedImdsAgentTest {
         return Search.in(registry).name("bridge.action.approvals").tag("outcome", outcome).counter().count();
     }
 
-    @Test
-    void aRefusedApprovalIsLoggedWithItsCauseRetriedTwiceAndThenGivenUpInSoManyWords() throws Exception {
+    /** An event of this VM alone, a prepare that succeeds at once, and an IMDS that refuses every approval. */
+    private InProcessAgent approvingAfterPrepareWhileImdsRefuses(WebhookReceiver webhook) throws Exception {
         imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
         imds.answerStartRequestsWith(500);
+        return agent(webhook.url()).with("bridge.action.prepare.command", "true")
+                .with("bridge.approval.auto.after-prepare", "true").start();
+    }
+
+    @Test
+    void aRefusedApprovalIsLoggedWithItsCauseRetriedTwiceAndThenGivenUpInSoManyWords() throws Exception {
         try (LogCapture log = LogCapture.install(); WebhookReceiver webhook = WebhookReceiver.start("s");
-             InProcessAgent agent = agent(webhook.url()).with("bridge.action.prepare.command", "true")
-                     .with("bridge.approval.auto.after-prepare", "true").start()) {
+             InProcessAgent agent = approvingAfterPrepareWhileImdsRefuses(webhook)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> log.text().contains("given up"));
             int served = imds.documentsServed();
             await().atMost(Duration.ofSeconds(30)).until(() -> imds.documentsServed() >= served + 5);
@@ -47,11 +52,8 @@ class ActionsNothingSilentTest extends ScriptedImdsAgentTest {
 
     @Test
     void anApprovalIsNotRetriedOnceTheEventLeftScheduled() throws Exception {
-        imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
-        imds.answerStartRequestsWith(500);
         try (LogCapture log = LogCapture.install(); WebhookReceiver webhook = WebhookReceiver.start("s");
-             InProcessAgent agent = agent(webhook.url()).with("bridge.action.prepare.command", "true")
-                     .with("bridge.approval.auto.after-prepare", "true").start()) {
+             InProcessAgent agent = approvingAfterPrepareWhileImdsRefuses(webhook)) {
             await().atMost(Duration.ofSeconds(30)).until(() -> imds.startRequests().size() == 1);
             imds.serve(Docs.document(2, Docs.started(EVENT, "Reboot", "vm-under-test")));
             await().atMost(Duration.ofSeconds(30)).until(() -> log.text().contains("its approval is not retried"));
