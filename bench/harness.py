@@ -33,9 +33,9 @@ approves short Freezes instead of printing them). Agent and baseline runs altern
 meet the same machine: A, S1, B, D, S2, C, S3, E, then bench/approval_latency.py. --quick shortens the
 windows of C, S3 and E (idle CPU and RSS at 20-40 s uptime); the summary says so.
 
-The Markdown report (also written to --out) starts with the summary table of issue 14 (bench/summary.py:
-agent and sample side by side, a verdict per goal, the load average over the run), then the detailed table,
-with one column for the agent and one for the baseline.
+The Markdown report (also written to --out) starts with today's figures (bench/summary.py: agent and sample side
+by side, the load average over the run; the table BENCHMARKS.md shows first), then the detailed table, with one
+column for the agent and one for the baseline, a goal and a verdict per row.
 Exit status is non-zero when any measurement could not be completed. Progress goes to stderr, the
 report to stdout.
 
@@ -100,7 +100,7 @@ SEED_MAX_FEEDS = 1_000_000     # bound of the stdin feeder loop
 _WALL_MINUS_MONO = time.time() - time.monotonic()
 sys.path.insert(0, BENCH_DIR)
 import benchlib  # noqa: E402  (next to this script)
-import summary as issue14  # noqa: E402  (the summary table; `summary` below is a percentile string)
+import summary as todays  # noqa: E402  (today's figures; `summary` below is a percentile string)
 from diskwatch import DiskWatch  # noqa: E402
 from benchlib import (progress, register_cleanup, run_cleanups, pause, cpu_ticks, jcmd_path, pct,  # noqa: E402
                       snapshot_jar, Failure as BenchFailure, STARTED as _STARTED, SHUTDOWN as _SHUTDOWN)
@@ -1139,8 +1139,8 @@ def idle_and_burst_run(report, imds, hook, mkagent, steady, jcmd, label_no):
                    f"sink, one event delivered then the document unchanged; peak RSS (VmHWM) at the end", 1, "MiB",
                    steady_rss_text(steady_rss, f"; peak {mem['VmHWM'] / 1024:.1f}; {mem.get('Threads', '?')} "
                                                f"threads; management {'up' if management else 'NOT up'}"),
-                   f"≤ {issue14.GOAL_RSS} MiB (stretch {issue14.STRETCH_RSS})",
-                   None if steady_rss is None else steady_rss["median"] <= issue14.GOAL_RSS, key="rss")
+                   f"≤ {todays.GOAL_RSS} MiB (stretch {todays.STRETCH_RSS})",
+                   None if steady_rss is None else steady_rss["median"] <= todays.GOAL_RSS, key="rss")
         heap = heap_info(jcmd, agent.pid)  # after the windows: the attach itself costs CPU and memory
         report.row(f"{label_no + 1}b. Heap used / committed, Metaspace used (jcmd GC.heap_info)", 1, "MiB",
                    "n/a (no jcmd or attach failed)" if heap is None else
@@ -1244,8 +1244,8 @@ def all_sinks_run(report, imds, hook, mkagent, steady, label_no):
                f"{starts[0][1]:.0f} ms; exit code after SIGTERM {exit_code}", 1, "MiB",
                steady_rss_text(steady_rss, f"; peak {mem['VmHWM'] / 1024:.1f}; {mem.get('Threads', '?')} threads; "
                                            f"{checks}"),
-               f"≤ {issue14.GOAL_RSS_ALL} MiB", None if steady_rss is None else
-               steady_rss["median"] <= issue14.GOAL_RSS_ALL and smtp.messages > 0 and all(up.values()),
+               f"≤ {todays.GOAL_RSS_ALL} MiB", None if steady_rss is None else
+               steady_rss["median"] <= todays.GOAL_RSS_ALL and smtp.messages > 0 and all(up.values()),
                key="rss_all")
     report.base("rss_all", "n/a — the sample has no other sinks")
 
@@ -1494,7 +1494,7 @@ def seed_idle_and_burst_run(report, imds, mkseed, steady):
         report.raw["seed_rss_samples"] = rss.samples
         report.base("rss", steady_rss_text(steady_rss, f"; peak {mem['VmHWM'] / 1024:.1f}; "
                                                        f"{mem.get('Threads', '?')} threads"),
-                    None if steady_rss is None else steady_rss["median"] <= issue14.GOAL_RSS)
+                    None if steady_rss is None else steady_rss["median"] <= todays.GOAL_RSS)
         report.base("heap", "n/a — CPython has no separately sized heap (RSS is the footprint)")
         # --- the 1000-event document: every event printed (the first event stays, unchanged) -------------
         progress(f"seed burst: one document with {BURST_EVENTS} new events")
@@ -1575,7 +1575,7 @@ def main():
     ap.add_argument("--changes", type=int, help="changes per latency run (default 200, --quick 30)")
     ap.add_argument("--idle-window", type=int, help="idle CPU window in s (default 60, --quick 20)")
     ap.add_argument("--idle-after", type=int, help=f"start the idle CPU window at this uptime in s (default "
-                    f"{issue14.IDLE_FROM}, --quick {IDLE_MIN_UPTIME_S}; at least {IDLE_MIN_UPTIME_S})")
+                    f"{todays.IDLE_FROM}, --quick {IDLE_MIN_UPTIME_S}; at least {IDLE_MIN_UPTIME_S})")
     ap.add_argument("--seed", type=int, help="random seed (default: time-based, printed)")
     ap.add_argument("--out", help="also write the Markdown report here")
     ap.add_argument("--state-parent", help="create the agents' state dirs here (default: the scratch dir "
@@ -1598,13 +1598,13 @@ def main():
     args = ap.parse_args()
     n_changes = args.changes or (30 if args.quick else 200)
     idle_window = args.idle_window or (20 if args.quick else 60)
-    idle_after = args.idle_after or (IDLE_MIN_UPTIME_S if args.quick else issue14.IDLE_FROM)
+    idle_after = args.idle_after or (IDLE_MIN_UPTIME_S if args.quick else todays.IDLE_FROM)
     n_approvals = args.approvals if args.approvals is not None else (100 if args.quick else 500)
     if not 1 <= n_changes <= 2000 or not 5 <= idle_window <= 600 or not 20 <= idle_after <= 1800 \
             or not 0 <= n_approvals <= 10000:
         ap.error("--changes must be 1..2000, --idle-window 5..600, --idle-after 20..1800, --approvals 0..10000")
     # Steady RSS at 60-150 s of uptime (--quick: over the idle window); the phase lasts until both windows end.
-    rss_window = (idle_after, idle_after + idle_window) if args.quick else issue14.RSS_WINDOW
+    rss_window = (idle_after, idle_after + idle_window) if args.quick else todays.RSS_WINDOW
     steady = Steady(idle_after, idle_window, rss_window[0], max(rss_window[1], idle_after + idle_window))
     seed = args.seed if args.seed is not None else int(time.time())
     rng = random.Random(seed)
@@ -1639,7 +1639,7 @@ def main():
             os.rmdir(workdir)
     register_cleanup(remove_scratch)
 
-    load = issue14.LoadWatch().start()
+    load = todays.LoadWatch().start()
     register_cleanup(load.stop)
     report = Report()
     report.start_samples = []
@@ -1793,19 +1793,16 @@ def main():
     table = report.table()
     mode = (f"**Quick run** (--quick): shortened windows, {n_changes} changes per latency run (the p99 of so few "
             f"is about their max)" if args.quick else f"Full run, {n_changes} changes per latency run")
-    summary_lines = issue14.table(report.figures, baseline_ran=not args.no_baseline, rss_window=rss_window,
-                                  idle_from=idle_after, idle_window=idle_window)
+    summary_lines = todays.table(report.figures, baseline_ran=not args.no_baseline, rss_window=rss_window,
+                                 idle_from=idle_after, idle_window=idle_window, load_text=load.text(info['nproc']))
     summary_lines += [
         "",
-        f"- Machine: {load.text(info['nproc'])}.",
-        f"- {mode}; agent JVM flags (BENCH_JAVA_OPTS) `{java_opts_raw or '(none — JVM defaults)'}`; every figure "
-        "of this table comes from this one run.",
-        "- RSS: the **median** of VmRSS sampled every second in the window (the max beside it), counted from the "
-        "first delivery on; the document is unchanged throughout. Verdicts use the agent's figure; '≤ the "
-        "sample's' compares it with the sample column of the same run.",
+        f"{mode}; agent JVM flags (BENCH_JAVA_OPTS) `{java_opts_raw or '(none: packaging/jvm.options only)'}`; every "
+        "figure comes from this one run, agent and sample alternating. Memory: the median of VmRSS sampled every "
+        "second in the window, the document unchanged throughout.",
         "",
     ]
-    lines = header[:2] + ["## Summary (issue 14)", ""] + summary_lines + ["## Details", ""] + header[2:]
+    lines = header[:2] + ["## Today's figures", ""] + summary_lines + ["## Details", ""] + header[2:]
     lines += ["| Measurement | N (agent) | Unit | agent | seed-001 Python sample | Goal | Verdict |",
                       "|---|---:|---|---|---|---|---|"]
     lines += ["| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in r) + " |" for r in table]

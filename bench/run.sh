@@ -13,7 +13,8 @@
 # the flags in BENCH_JAVA_OPTS, which are added and win where both set the same thing (java takes the
 # last); the report lists both. --cds adds an AppCDS archive trained with the argfile, as shipped.
 #   BENCH_JAVA_OPTS="-Xlog:gc" bench/run.sh --quick
-# Prints a Markdown report on stdout (progress on stderr) and writes it to bench/results/latest.md.
+# Prints a Markdown report on stdout (progress on stderr), today's figures first in the table BENCHMARKS.md shows
+# (agent and the seeds' Python sample side by side, with the machine's load), and writes it to bench/results/latest.md.
 # Exit status is non-zero when a measurement could not be completed.
 set -euo pipefail
 
@@ -26,7 +27,7 @@ while (($#)); do
   case "$1" in
     --jar) [[ $# -ge 2 ]] || { echo "--jar needs a path" >&2; exit 2; }; jar="$2"; shift 2 ;;
     --jar=*) jar="${1#--jar=}"; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) args+=("$1"); shift ;;   # --quick and the other options are the harness's
   esac
 done

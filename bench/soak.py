@@ -85,7 +85,7 @@ DRAIN_TIMEOUT_S = 180
 SETTLE_S = 3                    # after the drain: time for stray (invented) messages to show up
 STOP_GRACE_S = 15
 ISOLATION_MAX_S = 10.0          # B's worst IMDS-answer → arrival time while A is down
-CLEAN_EXIT_CODES = (0, 143)     # 143 = 128 + SIGTERM: the JVM's normal answer to SIGTERM (README)
+CLEAN_EXIT_CODES = (0, 143)     # 143 = 128 + SIGTERM: the JVM's normal answer to SIGTERM (docs/operations.md)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402  (next to this script, shared with harness.py)
@@ -478,7 +478,7 @@ class WebhookReceiver:
 # ---------------------------------------------------------------------------------------------
 class Scenario:
     """Evolves the event list with its own seeded RNG. Each change touches an event at most once, so
-    the intended transitions are exactly what comparing the two documents yields (CONTRACT §3)."""
+    the intended transitions are exactly what comparing the two documents yields (docs/interface.md, "Transitions")."""
 
     MAX_LIVE = 6
 

@@ -13,9 +13,10 @@ echo "draining for $SEB_EVENT_TYPE $SEB_EVENT_ID (not before ${SEB_NOT_BEFORE:-n
 curl -s -o /dev/null -w "drain signal answers %{http_code}\n" "http://127.0.0.1:$DRAIN_PORT/" || true
 sleep "$PROBE_GRACE_SECONDS"
 while :; do
-  open=$(ss -Htn state established "( sport = :$SERVICE_PORT )" | wc -l)
-  [ "$open" -eq 0 ] && break
-  echo "$open connection(s) still open on port $SERVICE_PORT"
+  # A failing ss fails the command rather than passing for "no connection left".
+  connections=$(ss -Htn state established "( sport = :$SERVICE_PORT )")
+  [ -z "$connections" ] && break
+  echo "$(printf '%s\n' "$connections" | wc -l) connection(s) still open on port $SERVICE_PORT"
   sleep 5
 done
 echo "drained: no connection left on port $SERVICE_PORT"

@@ -1,16 +1,10 @@
 #!/bin/sh
 # Prepare ("stop") and recover ("start") command for an application run by systemd
 # (config/actions.example.properties). Both are idempotent: stopping a stopped unit and starting a running one
-# change nothing. The packaged unit runs the agent as the unprivileged user scheduled-events-bridge with
-# NoNewPrivileges (so sudo cannot work): allow exactly these two operations with a polkit rule instead, e.g.
-# /etc/polkit-1/rules.d/50-scheduled-events-bridge.rules:
-#   polkit.addRule(function (action, subject) {
-#     if (action.id == "org.freedesktop.systemd1.manage-units" && subject.user == "scheduled-events-bridge"
-#         && action.lookup("unit") == "myapp.service"
-#         && (action.lookup("verb") == "stop" || action.lookup("verb") == "start")) {
-#       return polkit.Result.YES;
-#     }
-#   });
+# change nothing. Under the packaged units commands run as the system user scheduled-events-bridge-action with
+# NoNewPrivileges (so sudo cannot work): allow exactly these two operations on your unit with the polkit rule
+# /opt/scheduled-events-bridge/examples/polkit/50-scheduled-events-bridge-myapp.rules, copied to
+# /etc/polkit-1/rules.d/ with your unit's name in place of myapp.service.
 set -eu
 UNIT="${UNIT:-myapp.service}"
 SYSTEMCTL="${SYSTEMCTL:-systemctl}"

@@ -22,6 +22,8 @@ import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.WebhookFormats;
 import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
 import io.github.scheduledeventsbridge.delivery.email.EmailSink;
+import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
+import io.github.scheduledeventsbridge.delivery.eventlog.EventLogWriter;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.Spool;
@@ -79,7 +81,8 @@ public class BridgeConfiguration implements CamelConfiguration {
 
         Clock clock = Clock.systemUTC();
         Registry registry = context.getRegistry();
-        VmIdentity identity = new VmIdentity(clock);
+        // The last known identity (state dir) answers for this VM until IMDS instance metadata does.
+        VmIdentity identity = new VmIdentity(clock, settings.stateDir());
         ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
         StorageHealth storage = new StorageHealth();
         // Tests bind their own "bootTime"; the agent reads the kernel's.
@@ -139,6 +142,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("webhookFormats", new WebhookFormats());
         registry.bind("emailComposer", new EmailComposer());
         registry.bind("eventHubsBatch", new EventHubsBatch());
+        configureEventLog(context, settings);
 
         context.addStartupListener(new StartupRecovery());
         ReadinessChecks.registerIdentity(context, identity);
@@ -149,7 +153,8 @@ public class BridgeConfiguration implements CamelConfiguration {
         ApprovalPolicy policy = new ApprovalPolicy(auto.userInitiated(), auto.freezeMaxSeconds(), auto.eventTypes(),
                 auto.leaderOnly());
         registry.bind("imdsStartAnswer", new ImdsStartAnswer());
-        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock));
+        registry.bind("autoApprover", new AutoApprover(policy, auto.dryRun(), identity, journal, clock,
+                new io.github.scheduledeventsbridge.approval.WithheldApprovals(context)));
         if (policy.hasRules()) {
             LOG.info("Auto-approval{}: {}", auto.dryRun() ? " (DRY RUN: nothing is sent to IMDS)" : "", policy);
         }
@@ -183,6 +188,10 @@ public class BridgeConfiguration implements CamelConfiguration {
         try {
             sources.refuseUnknownKeys();
             BridgeSettings settings = BridgeSettings.read(key -> properties.resolveProperty(key).orElse(null));
+            if (settings.eventLog().enabled() && context.getRegistry().lookupByName(EventLogSink.WRITER_BEAN) == null) {
+                // Refused here, where the key's origin is known: only Windows has an Event Log.
+                context.getRegistry().bind(EventLogSink.WRITER_BEAN, EventLogSink.systemWriter(settings.eventLog()));
+            }
             if (!settings.simulator().enabled()) {
                 return settings;
             }
@@ -212,7 +221,30 @@ public class BridgeConfiguration implements CamelConfiguration {
         if (settings.email().enabled()) {
             sinks.add(EmailSink.create(settings.email(), filter(settings.email().filter(), identity)));
         }
+        if (settings.eventLog().enabled()) {
+            sinks.add(EventLogSink.create(settings.eventLog(), filter(settings.eventLog().filter(), identity)));
+        }
         return sinks;
+    }
+
+    /**
+     * The Event Log sink's attempt bean (bound always, as routes/eventlog-sink.yaml names it), writing through the
+     * writer chosen with the settings (readSettings); without the sink no lane ever calls it.
+     */
+    private static void configureEventLog(CamelContext context, BridgeSettings settings) throws Exception {
+        EventLogWriter writer = settings.eventLog().enabled()
+                ? context.getRegistry().lookupByNameAndType(EventLogSink.WRITER_BEAN, EventLogWriter.class) : null;
+        EventLogSink sink = new EventLogSink(writer);
+        context.getRegistry().bind("eventLogSink", sink);
+        if (writer == null) {
+            return;
+        }
+        context.addService(new ServiceSupport() {
+            @Override
+            protected void doStop() {
+                sink.close();
+            }
+        }, true, true);
     }
 
     private static SinkFilter filter(io.github.scheduledeventsbridge.delivery.FilterSettings f, VmIdentity identity) {
@@ -252,7 +284,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
-    /** CONTRACT §7 and §8: the prepare/recover runner (always bound; idle without commands) and the drain signal. */
+    /** docs/actions-and-drain.md: the prepare/recover runner (always bound; idle without commands) and the drain signal. */
     private static void configureActions(CamelContext context, io.github.scheduledeventsbridge.action.ActionSettings actions,
                                          VmIdentity identity, TransitionJournal journal, Clock clock,
                                          java.nio.file.Path stateDir) throws Exception {
@@ -292,7 +324,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         }
     }
 
-    /** The simulator runs inside this JVM and the agent is pointed at it (CONTRACT §1). */
+    /** The simulator runs inside this JVM and the agent is pointed at it (docs/getting-started.md). */
     private static Map<String, String> startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
         ImdsSimulator.Options options = ImdsSimulator.Options.defaults()
                 .withPort(settings.simulator().port())

@@ -19,7 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * CONTRACT §7: runs the operator's prepare and recover commands for events affecting this VM, never on the poll
+ * docs/actions-and-drain.md: runs the operator's prepare and recover commands for events affecting this VM, never on the poll
  * thread. Each event has a lane of its own, so its recover never starts before its prepare ended (or was killed at
  * its timeout), also across restarts; different events run side by side, four at a time. Where a command runs is the
  * {@link CommandLauncher}'s business, how its outcome reaches the sinks the {@link OutcomeReporter}'s, and whether a
@@ -112,7 +112,8 @@ public final class ActionRunner {
         MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
         if (registry != null) {
             io.micrometer.core.instrument.Gauge.builder("bridge.vm.identity.known", identity, i -> i.isKnown() ? 1 : 0)
-                    .description("1 once IMDS instance metadata named this VM").register(registry);
+                    .description("1 once this VM's identity is known: from IMDS instance metadata, or the last known one")
+                    .register(registry);
         }
         metrics.registerAtStart(settings);
         List<ActionState.Entry> entries = state.entries();

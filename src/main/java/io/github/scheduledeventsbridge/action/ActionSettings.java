@@ -7,10 +7,11 @@ import io.github.scheduledeventsbridge.config.SettingsReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 
 /**
- * CONTRACT §7 and §8: the operator's prepare and recover commands, how and where they run (the shell; the agent's
+ * docs/actions-and-drain.md: the operator's prepare and recover commands, how and where they run (the shell; the agent's
  * own children, or an action host behind a Unix-domain socket), approval after a successful prepare, and the drain
  * signal. Empty commands and an empty drain port mean off.
  */
@@ -44,6 +45,16 @@ public record ActionSettings(String prepareCommand, Set<String> prepareEventType
             throw new BadConfigurationException("bridge.action.host-socket", hostSocket + " is not an absolute path");
         }
         ActionShell shell = ActionShell.parse(r.string("bridge.action.shell", ""));
+        for (String key : List.of("bridge.action.prepare.command", "bridge.action.recover.command")) {
+            String command = r.string(key, "").trim();
+            try {
+                if (!command.isEmpty()) {
+                    shell.argv(command);
+                }
+            } catch (IllegalArgumentException e) {
+                throw new BadConfigurationException(key, e.getMessage());
+            }
+        }
         Path program = Path.of(shell.words().get(0));
         // With an action host the shell is the host's to find, as its user: nothing to check from here.
         if (hostSocket.isEmpty() && program.isAbsolute() && !Files.isExecutable(program)) {

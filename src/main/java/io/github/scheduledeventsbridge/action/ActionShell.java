@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.windows.PowerShellCommand;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -7,7 +9,7 @@ import java.util.Locale;
 
 /**
  * How a command line becomes a process: the words of {@code bridge.action.shell} followed by the command as one
- * last argument ({@code /bin/sh -c <command>}). Empty means this platform's default.
+ * last argument ({@code /bin/sh -c <command>}), or PowerShell's encoded form. Empty means this platform's default.
  */
 public record ActionShell(List<String> words) {
 
@@ -28,18 +30,26 @@ public record ActionShell(List<String> words) {
     }
 
     /**
-     * The one place that knows which operating system runs commands how. Windows gets PowerShell; how the command is
-     * passed to it (and quoted) is the Windows port's to refine.
+     * The one place that knows which operating system runs commands how: Windows PowerShell 5.1 by its full path on
+     * Windows, {@code /bin/sh -c} elsewhere.
      */
     static List<String> platformDefault(String osName) {
         if (osName.toLowerCase(Locale.ROOT).startsWith("windows")) {
-            return List.of("powershell.exe", "-NoProfile", "-NonInteractive", "-Command");
+            return List.of(PowerShellCommand.windowsPowerShell(System.getenv()));
         }
         return List.of("/bin/sh", "-c");
     }
 
-    /** The argument vector for one command. */
+    /**
+     * The argument vector for one command. A shell that is a PowerShell alone ({@code powershell}, {@code pwsh}, by
+     * name or path) gets the command encoded ({@code -EncodedCommand}), so that no quoting rule can change it.
+     *
+     * @throws IllegalArgumentException when the command cannot be passed (too long for a Windows command line)
+     */
     public List<String> argv(String command) {
+        if (words.size() == 1 && PowerShellCommand.isPowerShell(words.get(0))) {
+            return PowerShellCommand.argv(words.get(0), command);
+        }
         List<String> argv = new ArrayList<>(words);
         argv.add(command);
         return argv;

@@ -88,6 +88,11 @@ final class AfterPrepareApproval {
             return;
         }
         ScheduledEvent event = listed.get();
+        if (journal.approvedEvents().contains(event.key())) {
+            LOG.info("Prepare of {} succeeded; it is approved at IMDS already", eventId);
+            decided.decided(entry);
+            return;
+        }
         if (attempt == 1 && !onlyThisVm(event)) {
             decided.decided(entry);
             return;
@@ -126,9 +131,8 @@ final class AfterPrepareApproval {
     private boolean onlyThisVm(ScheduledEvent event) {
         VmIdentity.Vm vm = identity.vm();
         if (vm == null) {
-            identity.warnUnknown("events are not approved after their prepare");
-            LOG.info("Prepare of {} succeeded; not approved: this VM's IMDS name is not known, so it cannot tell whether "
-                    + "the approval would release other VMs", event.eventId());
+            identity.warnUnknown(event.eventId() + " is not approved after its prepare (whether that would release "
+                    + "other VMs cannot be told)");
             metrics.approval(ActionMetrics.IDENTITY_UNKNOWN);
             return false;
         }

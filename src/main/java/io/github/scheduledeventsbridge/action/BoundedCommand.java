@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.windows.ChildEnvironment;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,7 +9,6 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -111,8 +112,7 @@ final class BoundedCommand {
             environment.put("USER", System.getProperty("user.name", ""));
             environment.put("LOGNAME", System.getProperty("user.name", ""));
         } else {
-            // Case-insensitively: Windows environment names are.
-            environment.keySet().removeIf(k -> k.toUpperCase(Locale.ROOT).startsWith("BRIDGE_"));
+            ChildEnvironment.removeAgentSettings(environment);
         }
     }
 

@@ -9,7 +9,9 @@ import io.github.scheduledeventsbridge.imds.NotBefore;
 import io.github.scheduledeventsbridge.imds.ScheduledEvent;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
-import io.github.scheduledeventsbridge.transitions.OutboundEvent;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.camel.CamelContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,17 +20,20 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 
 /**
- * CONTRACT §8: {@code GET /} answers 200 {@code {"status":"serving"}}, or 503 {@code {"status":"draining",
+ * docs/actions-and-drain.md, "Drain signal": {@code GET /} answers 200 {@code {"status":"serving"}}, or 503 {@code {"status":"draining",
  * "events":[…]}} while an event affecting this VM is Started, approved, or Scheduled with NotBefore less than
  * the lead time away, so that a load balancer's health probe takes the VM out before the platform does. Its
  * own small listener ({@link DrainPort}: one thread, limits on connections, time and size), no request bodies,
  * nothing but {@code GET /}, no secret served.
+ * <p>
+ * Right from the start: the events are the journal's (the state dir's last document), approvals are the
+ * journal's (kept while IMDS lists the event, so a restart does not forget them), and "this VM" is the last
+ * known identity until IMDS instance metadata answers. With no identity at all (a first start whose instance
+ * metadata does not answer), only events naming this machine's host name drain it: a VM that cannot tell its
+ * events from its neighbours' is not taken out for theirs, since every VM of the set would be taken out at once.
  */
 public final class DrainSignal implements AutoCloseable {
 
@@ -39,8 +44,6 @@ public final class DrainSignal implements AutoCloseable {
     private final VmIdentity identity;
     private final Duration leadTime;
     private final Clock clock;
-    /** Events approved (by anyone) while still listed; forgotten when IMDS no longer lists them. */
-    private final Set<String> approved = ConcurrentHashMap.newKeySet();
     private DrainPort listener;
     private volatile boolean draining;
 
@@ -51,30 +54,32 @@ public final class DrainSignal implements AutoCloseable {
         this.clock = clock;
     }
 
-    /** Route step (dispatch): notes approvals. */
-    public void onTransitions(List<OutboundEvent> transitions) {
-        if (transitions != null) {
-            transitions.stream().filter(t -> t.transition().equals("Approved")
-                            && !t.data().path("approval").path("dryRun").asBoolean(false))
-                    .forEach(t -> approved.add(t.eventId().toUpperCase(Locale.ROOT)));
-        }
-    }
-
     /** The events that make this VM drain now, empty when it serves. */
     public List<ScheduledEvent> drainingFor() {
         List<ScheduledEvent> events = journal.lastDocument().events();
-        Set<String> listed = events.stream().map(ScheduledEvent::key).collect(Collectors.toSet());
-        approved.retainAll(listed);
+        Set<String> approved = journal.approvedEvents();
         Instant horizon = clock.instant().plus(leadTime);
         VmIdentity.Vm vm = identity.vm();
+        String thisVm = vm != null ? vm.name() : identity.hostName();
         if (vm == null && !events.isEmpty()) {
-            identity.warnUnknown("the drain signal counts every listed event as affecting this VM");
+            identity.warnUnknown("the drain signal drains only for events naming this host ("
+                    + (thisVm == null ? "unknown" : thisVm) + "); other events are not taken as this VM's");
         }
         return events.stream()
-                .filter(e -> vm == null || e.names(vm.name()))
+                .filter(e -> e.names(thisVm))
                 .filter(e -> e.isStarted() || approved.contains(e.key())
                         || (e.isScheduled() && (e.notBefore() == null || e.notBefore().isBefore(horizon))))
                 .toList();
+    }
+
+    /** Route step at start, when the drain port is configured: bridge.drain.draining (0 or 1). */
+    public void registerMeters(CamelContext context) {
+        MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
+        if (listener != null && registry != null) {
+            Gauge.builder("bridge.drain.draining", this, d -> d.drainingFor().isEmpty() ? 0 : 1)
+                    .description("1 while the drain signal answers 503 (draining), 0 while it answers 200 (serving)")
+                    .register(registry);
+        }
     }
 
     public void start(String host, int port, int maxConnections, Duration requestTimeout) {
@@ -103,6 +108,7 @@ public final class DrainSignal implements AutoCloseable {
             return new DrainHttp.Answer(405, DrainHttp.error(405, "only GET").json(), "GET, HEAD");
         }
         List<ScheduledEvent> events = drainingFor();
+        Set<String> approved = journal.approvedEvents();
         ObjectNode body = MAPPER.createObjectNode().put("status", events.isEmpty() ? "serving" : "draining");
         if (!events.isEmpty()) {
             ArrayNode list = body.putArray("events");

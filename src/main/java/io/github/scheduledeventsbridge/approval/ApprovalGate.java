@@ -28,7 +28,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * CONTRACT §6, in the order that keeps IMDS safe: size, signature and timestamp, replay, body shape,
+ * docs/approvals.md ("The API"), in the order that keeps IMDS safe: size, signature and timestamp, replay, body shape,
  * then the event against the current document. Only a request that passes all of them is forwarded.
  */
 public final class ApprovalGate {

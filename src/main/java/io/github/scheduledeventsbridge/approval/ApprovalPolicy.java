@@ -36,14 +36,56 @@ public final class ApprovalPolicy {
         return userInitiated || freezeMaxSeconds != null || !eventTypes.isEmpty();
     }
 
+    /** Why a Scheduled event is not approved; {@code slug} names it in logs and in bridge.approvals{outcome=withheld-…}. */
+    public enum Withheld {
+        NOT_COVERED("not-covered"), IDENTITY_UNKNOWN("identity-unknown"), NOT_LEADER("not-leader");
+
+        public final String slug;
+
+        Withheld(String slug) {
+            this.slug = slug;
+        }
+    }
+
+    /** The policy's answer for one Scheduled event: the rule that approves it, or why not. */
+    public record Decision(String rule, Withheld withheld, String why) {
+        public boolean approves() {
+            return rule != null;
+        }
+    }
+
     /** The rule that approves this event, if any. */
     public Optional<String> approves(ScheduledEvent event, VmIdentity.Vm vm) {
+        return decide(event, vm).filter(Decision::approves).map(Decision::rule);
+    }
+
+    /**
+     * The decision for an event, empty when there is nothing to decide (no rules, or the event is not
+     * Scheduled). Coverage comes first: an event no rule covers is "not covered" whoever leads it.
+     */
+    public Optional<Decision> decide(ScheduledEvent event, VmIdentity.Vm vm) {
         if (!event.isScheduled() || !hasRules()) {
             return Optional.empty();
         }
-        if (leaderOnly && !isLeader(event, vm)) {
-            return Optional.empty();
+        Optional<String> rule = rule(event);
+        if (rule.isEmpty()) {
+            boolean freeze = "Freeze".equalsIgnoreCase(event.eventType()) && event.durationInSeconds() != null;
+            return Optional.of(new Decision(null, Withheld.NOT_COVERED, "no rule covers a " + event.eventSource() + " "
+                    + event.eventType() + (freeze ? " of " + event.durationInSeconds() + " s" : "") + " (" + this + ")"));
         }
+        if (leaderOnly && vm == null) {
+            return Optional.of(new Decision(null, Withheld.IDENTITY_UNKNOWN, "this VM's IMDS name is not known yet, "
+                    + "so it cannot tell whether it is the first VM of Resources (bridge.approval.auto.leader-only=true)"));
+        }
+        if (leaderOnly && !isLeader(event, vm)) {
+            String leader = event.resources().isEmpty() ? "none" : event.resources().get(0);
+            return Optional.of(new Decision(null, Withheld.NOT_LEADER, "this VM (" + vm.name() + ") is not the leader; "
+                    + "the first VM of Resources (" + leader + ") approves"));
+        }
+        return Optional.of(new Decision(rule.get(), null, null));
+    }
+
+    private Optional<String> rule(ScheduledEvent event) {
         if (userInitiated && "User".equalsIgnoreCase(event.eventSource())) {
             return Optional.of("user-initiated");
         }

@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.approval;
 
-/** An approval request turned away with an HTTP status (CONTRACT §6) and a reason safe to show the caller. */
+/** An approval request turned away with an HTTP status (docs/approvals.md, "The API") and a reason safe to show the caller. */
 public class ApprovalRefused extends RuntimeException {
 
     private final int status;

@@ -23,7 +23,9 @@ import java.util.stream.Collectors;
 /**
  * Route steps of auto-approval: after each poll, the Scheduled events the policy approves are sent to
  * IMDS once each (again after 30 s if IMDS failed). In dry-run mode nothing is sent: the agent logs and
- * emits an Approved transition marked {@code dryRun}, so the policy can be watched before it acts.
+ * emits an Approved transition marked {@code dryRun}, so the policy can be watched before it acts. An event
+ * already approved (by anyone, recorded in the journal, also before a restart) is not approved again; one the
+ * policy holds back is said and counted once per reason ({@link WithheldApprovals}).
  */
 public final class AutoApprover {
 
@@ -36,12 +38,15 @@ public final class AutoApprover {
     private final VmIdentity identity;
     private final TransitionJournal journal;
     private final Clock clock;
+    private final WithheldApprovals withheld;
     /** Event key → when it was handled (approved, dry-run reported, or last failed). */
     private final Map<String, Instant> handled = new HashMap<>();
     private final Set<String> failed = new java.util.HashSet<>();
 
-    public AutoApprover(ApprovalPolicy policy, boolean dryRun, VmIdentity identity, TransitionJournal journal, Clock clock) {
+    public AutoApprover(ApprovalPolicy policy, boolean dryRun, VmIdentity identity, TransitionJournal journal, Clock clock,
+                        WithheldApprovals withheld) {
         this.policy = policy;
+        this.withheld = withheld;
         this.dryRun = dryRun;
         this.identity = identity;
         this.journal = journal;
@@ -52,35 +57,47 @@ public final class AutoApprover {
         return policy.hasRules();
     }
 
+    /** Route step at start: the withheld-… counters exist from the start when there are rules. */
+    public void registerMeters() {
+        if (policy.hasRules()) {
+            withheld.registerMeters();
+        }
+    }
+
     /** Route step: the events to approve now (empty when there are no rules, or in dry-run mode). */
     public synchronized List<ScheduledEvent> due() throws IOException {
         if (!policy.hasRules()) {
             return List.of();
         }
         List<ScheduledEvent> current = journal.lastDocument().events();
-        if (policy.leaderOnly() && identity.vm() == null && !current.isEmpty()) {
-            identity.warnUnknown("with bridge.approval.auto.leader-only=true nothing is auto-approved until it is");
-        }
         Set<String> listed = current.stream().map(ScheduledEvent::key).collect(Collectors.toSet());
         handled.keySet().retainAll(listed);
         failed.retainAll(listed);
+        withheld.retainListed(listed);
+        Set<String> approvedAlready = journal.approvedEvents();
         Instant now = clock.instant();
         List<ScheduledEvent> due = new ArrayList<>();
         List<DetectedTransition> dryRuns = new ArrayList<>();
         for (ScheduledEvent event : current) {
             Instant last = handled.get(event.key());
-            if (last != null && !(failed.contains(event.key()) && now.isAfter(last.plus(RETRY_AFTER_FAILURE)))) {
+            boolean retryDue = last != null && failed.contains(event.key()) && now.isAfter(last.plus(RETRY_AFTER_FAILURE));
+            if (approvedAlready.contains(event.key()) || last != null && !retryDue) {
                 continue;
             }
-            var rule = policy.approves(event, identity.vm());
-            if (rule.isEmpty()) {
+            ApprovalPolicy.Decision decision = policy.decide(event, identity.vm()).orElse(null);
+            if (decision == null) {
+                continue;
+            }
+            if (!decision.approves()) {
+                withheld.withheld(event, decision);
                 continue;
             }
             handled.put(event.key(), now);
             failed.remove(event.key());
             if (dryRun) {
-                LOG.info("DRY RUN: would approve {} {} (rule {}); nothing is sent to IMDS", event.eventType(), event.eventId(), rule.get());
-                dryRuns.add(approved(event, rule.get(), true));
+                LOG.info("DRY RUN: would approve {} {} (rule {}); nothing is sent to IMDS", event.eventType(),
+                        event.eventId(), decision.rule());
+                dryRuns.add(approved(event, decision.rule(), true));
             } else {
                 due.add(event);
             }

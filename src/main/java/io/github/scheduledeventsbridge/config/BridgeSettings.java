@@ -5,6 +5,7 @@ import io.github.scheduledeventsbridge.approval.ApprovalSettings;
 import io.github.scheduledeventsbridge.delivery.DeliverySettings;
 import io.github.scheduledeventsbridge.delivery.WebhookSettings;
 import io.github.scheduledeventsbridge.delivery.email.EmailSettings;
+import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSettings;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSettings;
 import io.github.scheduledeventsbridge.health.HealthSettings;
 import io.github.scheduledeventsbridge.imds.ImdsSettings;
@@ -28,6 +29,7 @@ public record BridgeSettings(
         WebhookSettings webhook,
         EventHubsSettings eventHubs,
         EmailSettings email,
+        EventLogSettings eventLog,
         DeliverySettings delivery,
         ApprovalSettings approval,
         HealthSettings health,
@@ -48,6 +50,7 @@ public record BridgeSettings(
                 WebhookSettings.read(r),
                 EventHubsSettings.read(r),
                 EmailSettings.read(r),
+                EventLogSettings.read(r),
                 DeliverySettings.read(r),
                 ApprovalSettings.read(r),
                 HealthSettings.read(r),
@@ -60,7 +63,7 @@ public record BridgeSettings(
     public String toString() {
         // Records print every component; several of these hold secrets.
         return "BridgeSettings[imds " + imds.url() + ", every " + imds.pollInterval().toMillis() + " ms, state "
-                + stateDir + ", " + webhook + ", " + eventHubs + ", " + email + ", approvals "
+                + stateDir + ", " + webhook + ", " + eventHubs + ", " + email + ", " + eventLog + ", approvals "
                 + (approval.enabled() ? "on port " + approval.listener().port() : "off") + "]";
     }
 

@@ -75,7 +75,7 @@ public final class ConfigKeys {
         return best != null && bestDistance <= Math.max(3, typo.length() / 3) ? Optional.of(best) : Optional.empty();
     }
 
-    /** {@code bridge.imds.poll-interval} → {@code BRIDGE_IMDS_POLL_INTERVAL}, as Camel and the README spell it. */
+    /** {@code bridge.imds.poll-interval} → {@code BRIDGE_IMDS_POLL_INTERVAL}, as Camel and docs/configuration.md spell it. */
     public static String environmentName(String key) {
         return key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
     }

@@ -20,10 +20,12 @@ import java.util.Map;
  * URLs carry secrets.
  * <ul>
  *   <li>2xx: delivered.</li>
- *   <li>408, 429, 5xx (and anything else that is not a 4xx): {@link DeliveryFailedException}, retried until
- *       delivered; a {@code Retry-After} (seconds or HTTP-date) sets the pause before the next attempt.</li>
- *   <li>any other 4xx: {@link DeliveryRejectedException}; the receiver refuses this message, which is retried
- *       for {@code bridge.delivery.dead-letter-after} and then moved to the dead-letter directory.</li>
+ *   <li>408, 429, 5xx (and anything else that is neither a 3xx nor a 4xx): {@link DeliveryFailedException},
+ *       retried until delivered; a {@code Retry-After} (seconds or HTTP-date) sets the pause before the next
+ *       attempt.</li>
+ *   <li>a 3xx (never followed: the signed body would go elsewhere) or any other 4xx:
+ *       {@link DeliveryRejectedException}; the receiver refuses this message, which is retried for
+ *       {@code bridge.delivery.dead-letter-after} and then moved to the dead-letter directory.</li>
  * </ul>
  */
 public final class HttpAnswer {

@@ -11,7 +11,7 @@ import java.time.Clock;
 import java.util.HexFormat;
 
 /**
- * CONTRACT §5: {@code X-Bridge-Signature: sha256=hex(HMAC-SHA256(secret, timestamp + "." + body))}.
+ * docs/messages.md, "Signatures": {@code X-Bridge-Signature: sha256=hex(HMAC-SHA256(secret, timestamp + "." + body))}.
  * The same code verifies inbound approvals, always in constant time.
  */
 public final class WebhookSigner {

@@ -123,7 +123,7 @@ public final class DeliveryMetrics implements Processor {
         }
         for (String outcome : List.of("approved", "auto-approved", "auto-failed")) {
             Counter.builder("bridge.approvals").tags("camelContext", camel, "outcome", outcome)
-                    .description("Approvals: approved (remote API), auto-approved, auto-failed, or the HTTP status of a refusal")
+                    .description(io.github.scheduledeventsbridge.approval.WithheldApprovals.HELP)
                     .register(registry);
         }
         // Buckets, so that a dashboard can show quantiles and an alert can look at slow polls.

@@ -72,19 +72,21 @@ public final class ReadinessChecks {
     }
 
     /**
-     * Whether this VM knows its IMDS name. An unknown name does not make the agent unready (it still forwards
-     * every event), but leader-only auto-approval approves nothing and actions and the drain signal count every
-     * event as this VM's until it is known: the details say so.
+     * Whether this VM knows its IMDS name, and from where: IMDS in this run, or the last known one an earlier run
+     * recorded. An unknown name does not make the agent unready (it still forwards every event), but leader-only
+     * auto-approval approves nothing, actions count every event as this VM's and the drain signal only those naming
+     * this host until it is known: the details say so.
      */
     public static void registerIdentity(CamelContext context, io.github.scheduledeventsbridge.imds.VmIdentity identity) {
         HealthCheckRegistry.get(context).register(new Check("vm-identity", builder -> {
             Map<String, Object> details = new java.util.LinkedHashMap<>();
             details.put("known", identity.isKnown());
+            details.put("source", identity.source());
             if (identity.isKnown()) {
                 details.put("name", identity.vm().name());
             } else {
-                details.put("consequence", "leader-only auto-approval approves nothing; actions and the drain signal "
-                        + "treat every event as affecting this VM");
+                details.put("consequence", "leader-only auto-approval approves nothing; actions treat every event as "
+                        + "affecting this VM; the drain signal drains only for events naming this host");
             }
             report(builder, Optional.empty(), details);
         }));

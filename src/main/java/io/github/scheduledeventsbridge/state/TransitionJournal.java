@@ -8,12 +8,14 @@ import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.ImdsDocument;
 import io.github.scheduledeventsbridge.imds.ImdsDocumentParser;
+import io.github.scheduledeventsbridge.imds.ScheduledEvent;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.Continuity;
 import io.github.scheduledeventsbridge.transitions.DetectedTransition;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import io.github.scheduledeventsbridge.transitions.ResourceFilter;
 import io.github.scheduledeventsbridge.transitions.TransitionDetector;
+import io.github.scheduledeventsbridge.transitions.TransitionType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,11 +28,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * The agent's memory: the last document and the transitions not yet handed to the sinks' spools
- * (the outbox), kept together in one file replaced atomically. Recording a new document and its
+ * The agent's memory: the last document, the transitions not yet handed to the sinks' spools (the outbox)
+ * and the listed events someone approved, kept together in one file replaced atomically. Recording a new document and its
  * transitions is therefore one step: a crash before it changes nothing (the same changes are seen
  * again), a crash after it leaves the outbox, which is spooled again on start.
  */
@@ -53,6 +58,8 @@ public final class TransitionJournal {
     private boolean hasDocument;
     private long nextSeq = 1;
     private List<OutboundEvent> outbox = List.of();
+    /** Keys of listed events approved at IMDS (not dry runs): the drain signal drains for them, also after a restart. */
+    private Set<String> approved = Set.of();
     /** Approvals IMDS accepted that could not be written yet: recorded with the next poll. */
     private final List<DetectedTransition> unrecordedApprovals = new ArrayList<>();
 
@@ -102,7 +109,10 @@ public final class TransitionJournal {
                 recorded.add(new OutboundEvent(seq++, factory.create(transition)));
             }
         }
-        save(current, seq, recorded, continuity.now());
+        Set<String> listed = current.events().stream().map(ScheduledEvent::key).collect(Collectors.toSet());
+        Set<String> stillApproved = new HashSet<>(approvedEvents());
+        stillApproved.retainAll(listed);
+        save(current, seq, recorded, continuity.now(), stillApproved);
         unrecordedApprovals.clear();
         watch.observed(continuity.now(), true);
         return outbox;
@@ -110,18 +120,42 @@ public final class TransitionJournal {
 
     /** Records transitions that do not come from a poll (approvals). */
     public synchronized List<OutboundEvent> record(List<DetectedTransition> transitions) throws IOException {
-        return recordCloudEvents(transitions.stream().map(factory::create).toList());
+        Set<String> nowApproved = new HashSet<>(approved);
+        transitions.stream().filter(TransitionJournal::isApproval).forEach(t -> nowApproved.add(t.event().key()));
+        return recordCloudEvents(transitions.stream().map(factory::create).toList(), nowApproved);
     }
 
     /** Records ready-made CloudEvents (action outcomes) into the outbox; the next poll dispatches them. */
     public synchronized List<OutboundEvent> recordCloudEvents(List<ObjectNode> cloudEvents) throws IOException {
+        return recordCloudEvents(cloudEvents, approved);
+    }
+
+    private List<OutboundEvent> recordCloudEvents(List<ObjectNode> cloudEvents, Set<String> nowApproved)
+            throws IOException {
         List<OutboundEvent> recorded = new ArrayList<>(outbox);
         long seq = nextSeq;
         for (ObjectNode cloudEvent : cloudEvents) {
             recorded.add(new OutboundEvent(seq++, cloudEvent));
         }
-        save(document, seq, recorded, watch.lastObserved());
+        save(document, seq, recorded, watch.lastObserved(), nowApproved);
         return outbox;
+    }
+
+    /**
+     * Keys of the events approved at IMDS (by the approval API, a policy, or after a prepare; not dry runs)
+     * that were listed when last recorded, including accepted approvals still waiting to be written.
+     */
+    public synchronized Set<String> approvedEvents() {
+        if (unrecordedApprovals.isEmpty()) {
+            return approved;
+        }
+        Set<String> all = new HashSet<>(approved);
+        unrecordedApprovals.stream().filter(TransitionJournal::isApproval).forEach(t -> all.add(t.event().key()));
+        return Set.copyOf(all);
+    }
+
+    private static boolean isApproval(DetectedTransition t) {
+        return t.type() == TransitionType.Approved && (t.approval() == null || !t.approval().dryRun());
     }
 
     /**
@@ -155,7 +189,7 @@ public final class TransitionJournal {
         spooled.forEach(e -> done.add(e.seq()));
         List<OutboundEvent> remaining = outbox.stream().filter(e -> !done.contains(e.seq())).toList();
         if (remaining.size() != outbox.size()) {
-            save(document, nextSeq, remaining, watch.lastObserved());
+            save(document, nextSeq, remaining, watch.lastObserved(), approved);
         }
     }
 
@@ -167,8 +201,8 @@ public final class TransitionJournal {
         return document;
     }
 
-    private void save(ImdsDocument newDocument, long newNextSeq, List<OutboundEvent> newOutbox, Instant observed)
-            throws IOException {
+    private void save(ImdsDocument newDocument, long newNextSeq, List<OutboundEvent> newOutbox, Instant observed,
+                      Set<String> newApproved) throws IOException {
         ObjectNode root = MAPPER.createObjectNode();
         root.put("version", 1);
         root.put("nextSeq", newNextSeq);
@@ -182,6 +216,8 @@ public final class TransitionJournal {
             item.put("seq", event.seq());
             item.set("event", event.cloudEvent());
         }
+        ArrayNode approvedKeys = root.putArray("approved");
+        newApproved.stream().sorted().forEach(approvedKeys::add);
         try {
             AtomicFiles.write(stateFile, MAPPER.writeValueAsBytes(root));
         } catch (IOException e) {
@@ -195,6 +231,7 @@ public final class TransitionJournal {
         hasDocument = true;
         nextSeq = newNextSeq;
         outbox = List.copyOf(newOutbox);
+        approved = Set.copyOf(newApproved);
     }
 
     private void load(Clock clock) {
@@ -214,6 +251,9 @@ public final class TransitionJournal {
             hasDocument = true;
             nextSeq = Math.max(seq, 1);
             outbox = List.copyOf(pending);
+            Set<String> loadedApproved = new HashSet<>();
+            root.path("approved").forEach(key -> loadedApproved.add(key.asText()));
+            approved = Set.copyOf(loadedApproved);
             String observed = root.path("lastObserved").asText(null);
             watch.restore(observed == null ? null : Instant.parse(observed));
             LOG.info("State loaded: incarnation {}, {} event(s), {} transition(s) still to spool",

@@ -13,7 +13,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 
-/** Renders a transition as a CloudEvents 1.0 structured JSON message (CONTRACT §4). */
+/** Renders a transition as a CloudEvents 1.0 structured JSON message (docs/messages.md). */
 public final class CloudEventFactory {
 
     /** CloudEvent {@code type} = this prefix + the transition, e.g. {@code ...transition.Scheduled}. */

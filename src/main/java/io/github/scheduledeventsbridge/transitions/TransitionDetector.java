@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Compares two documents event by event (CONTRACT §3). It always compares content, never just
+ * Compares two documents event by event (docs/interface.md, "Transitions"). It always compares content, never just
  * DocumentIncarnation: IMDS resets the incarnation after 24 h without requests, and a restarted agent
  * may have missed any number of increments.
  */

@@ -165,7 +165,15 @@ class ActionStateTest {
         assertThatThrownBy(() -> ActionSettings.read(new SettingsReader(Map.of("bridge.action.host-socket", "run/x.sock")::get)))
                 .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.action.host-socket");
         assertThat(ActionShell.platformDefault("Linux")).containsExactly("/bin/sh", "-c");
-        assertThat(ActionShell.platformDefault("Windows Server 2022").get(0)).isEqualTo("powershell.exe");
+        assertThat(ActionShell.platformDefault("Windows Server 2022")).singleElement().asString()
+                .endsWith("\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
+        // PowerShell alone gets the command encoded; a too long one is refused at start, naming its key.
+        assertThat(ActionShell.parse("pwsh").argv("Write-Output $env:SEB_EVENT_ID"))
+                .startsWith("pwsh", "-NoProfile").contains("-EncodedCommand");
+        assertThatThrownBy(() -> ActionSettings.read(new SettingsReader(Map.of("bridge.action.shell", "pwsh",
+                "bridge.action.recover.command", "x".repeat(20_000))::get)))
+                .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.action.recover.command")
+                .hasMessageContaining("32,767");
         assertThat(ActionSettings.read(new SettingsReader(Map.of("bridge.drain.port", "8091")::get)).drainPort())
                 .isEqualTo(8091);
     }

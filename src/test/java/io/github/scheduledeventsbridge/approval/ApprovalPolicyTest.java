@@ -72,4 +72,28 @@ class ApprovalPolicyTest {
         assertThat(policy.approves(scheduled("Reboot", "User", -1), null)).as("own name unknown").isEqualTo(Optional.empty());
         assertThat(policy.approves(event("Reboot", "User", -1, "Scheduled"), ME)).as("no resources").isEmpty();
     }
+
+    @Test
+    void aWithheldApprovalSaysWhyCoverageFirstThenTheLeaderRule() {
+        ApprovalPolicy policy = new ApprovalPolicy(true, 9, Set.of(), true);
+        ScheduledEvent othersFirst = event("Reboot", "User", -1, "Scheduled", "WestNO_1", "WestNO_0");
+
+        assertThat(policy.decide(scheduled("Reboot", "Platform", -1), null)).get()
+                .extracting(ApprovalPolicy.Decision::withheld).as("not covered, whoever leads")
+                .isEqualTo(ApprovalPolicy.Withheld.NOT_COVERED);
+        assertThat(policy.decide(scheduled("Freeze", "Platform", 30), ME)).get().satisfies(d -> {
+            assertThat(d.withheld()).isEqualTo(ApprovalPolicy.Withheld.NOT_COVERED);
+            assertThat(d.why()).contains("Platform Freeze of 30 s");
+        });
+        assertThat(policy.decide(scheduled("Reboot", "User", -1), null)).get()
+                .extracting(ApprovalPolicy.Decision::withheld).isEqualTo(ApprovalPolicy.Withheld.IDENTITY_UNKNOWN);
+        assertThat(policy.decide(othersFirst, ME)).get().satisfies(d -> {
+            assertThat(d.withheld()).isEqualTo(ApprovalPolicy.Withheld.NOT_LEADER);
+            assertThat(d.why()).contains("WestNO_0").contains("WestNO_1");
+            assertThat(d.approves()).isFalse();
+        });
+        assertThat(policy.decide(scheduled("Reboot", "User", -1), ME)).get()
+                .extracting(ApprovalPolicy.Decision::rule).isEqualTo("user-initiated");
+        assertThat(policy.decide(event("Reboot", "User", -1, "Started", "WestNO_0"), ME)).as("nothing to decide").isEmpty();
+    }
 }

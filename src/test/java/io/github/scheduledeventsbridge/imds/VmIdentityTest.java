@@ -1,11 +1,15 @@
 package io.github.scheduledeventsbridge.imds;
 
+import io.github.scheduledeventsbridge.testing.LogCapture;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -76,5 +80,67 @@ class VmIdentityTest {
         assertThat(identity.shouldFetch()).isFalse();
         clock.advance(Duration.ofSeconds(1));
         assertThat(identity.shouldFetch()).isTrue();
+    }
+
+    @TempDir
+    Path stateDir;
+
+    @Test
+    @DisplayName("the identity IMDS gave is kept in the state dir and used by the next run until IMDS answers again")
+    void lastKnownIdentitySurvivesARestart() throws IOException {
+        VmIdentity first = new VmIdentity(clock, stateDir);
+        assertThat(first.isKnown()).isFalse();
+        assertThat(first.meanwhile()).isEqualTo("messages carry no vm block until it answers");
+        first.update(COMPUTE);
+        assertThat(stateDir.resolve("vm-identity.json")).isRegularFile();
+        try (var files = Files.list(stateDir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).as("no temporary file left")
+                    .containsExactly("vm-identity.json");
+        }
+
+        VmIdentity restarted = new VmIdentity(clock, stateDir);
+        assertThat(restarted.vm()).isEqualTo(first.vm());
+        assertThat(restarted.isKnown()).isTrue();
+        assertThat(restarted.source()).isEqualTo("last-known");
+        assertThat(restarted.shouldFetch()).as("IMDS is still asked").isTrue();
+        assertThat(restarted.meanwhile()).as("the failed lookup's line tells what messages carry meanwhile")
+                .isEqualTo("messages carry the last known identity (WestNO_0) until it answers");
+
+        restarted.update(COMPUTE.replace("WestNO_0", "WestNO_9"));
+        assertThat(restarted.source()).isEqualTo("imds");
+        assertThat(restarted.shouldFetch()).isFalse();
+        assertThat(new VmIdentity(clock, stateDir).vm().name()).as("a new name replaces the old").isEqualTo("WestNO_9");
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @ValueSource(strings = {"", "{", "{}", "{\"name\": \"\"}", "[]"})
+    @DisplayName("an unreadable last known identity is ignored: unknown until IMDS answers")
+    void unreadableLastKnownIdentity(String content) throws IOException {
+        Files.writeString(stateDir.resolve("vm-identity.json"), content);
+        VmIdentity identity = new VmIdentity(clock, stateDir);
+        assertThat(identity.isKnown()).isFalse();
+        identity.update(COMPUTE);
+        assertThat(new VmIdentity(clock, stateDir).vm().name()).isEqualTo("WestNO_0");
+    }
+
+    @Test
+    @DisplayName("a state dir that cannot be written keeps the identity in memory")
+    void unwritableStateDir() throws IOException {
+        Path notADirectory = Files.writeString(stateDir.resolve("file"), "x");
+        VmIdentity identity = new VmIdentity(clock, notADirectory);
+        identity.update(COMPUTE);
+        assertThat(identity.vm().name()).isEqualTo("WestNO_0");
+    }
+
+    @Test
+    @DisplayName("an unknown identity is said once per consequence, not once for all")
+    void unknownIsSaidOncePerConsequence() {
+        try (LogCapture log = LogCapture.install()) {
+            identity.warnUnknown("actions do A");
+            identity.warnUnknown("actions do A");
+            identity.warnUnknown("approvals do B");
+            assertThat(log.lines()).filteredOn(l -> l.contains("not known yet")).hasSize(2)
+                    .anyMatch(l -> l.contains("actions do A")).anyMatch(l -> l.contains("approvals do B"));
+        }
     }
 }

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * CONTRACT §7 across SIGKILL of the packaged agent: an action interrupted by the kill runs again, a finished one
+ * Actions on the VM (docs/actions-and-drain.md) across SIGKILL of the packaged agent: an action interrupted by the kill runs again, a finished one
  * never does (state/actions.json).
  */
 class ActionsKillNineIT {

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** Every row of CONTRACT §6 over real HTTP, with a recording IMDS that shows what reached it. */
+/** Every answer of the approval API (docs/approvals.md, "The API") over real HTTP, with a recording IMDS that shows what reached it. */
 class ApprovalApiTest {
 
     private static final String SECRET = "approval-secret-for-tests-0123456789abcdef";

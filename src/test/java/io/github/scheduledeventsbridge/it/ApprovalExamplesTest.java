@@ -23,7 +23,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The documented approval clients, run as printed with bash, curl and openssl against the built-in simulator:
- * the snippet in config/approval.example.properties, the same one in the README, and bin/approve.
+ * the snippet in config/approval.example.properties, the same one in docs/approvals.md, and bin/approve.
  */
 class ApprovalExamplesTest {
 
@@ -57,14 +57,15 @@ class ApprovalExamplesTest {
     }
 
     @Test
-    void theExampleAndReadmeSnippetsAreTheSameAndApproveAPendingEvent() throws Exception {
+    void theExampleAndDocumentedSnippetsAreTheSameAndApproveAPendingEvent() throws Exception {
         List<String> example = Files.readAllLines(Path.of("config/approval.example.properties")).stream()
                 .dropWhile(l -> !l.contains("The same by hand with openssl and curl")).skip(1)
                 .takeWhile(l -> l.startsWith("#   ")).map(l -> l.substring(4)).toList();
-        String readme = Files.readString(Path.of("README.md"));
-        int fence = readme.indexOf("```bash\nurl=http://localhost:8089");
-        List<String> readmeSnippet = readme.substring(fence + 8, readme.indexOf("```", fence + 8)).lines().toList();
-        assertThat(example).hasSize(4).isEqualTo(readmeSnippet);
+        String page = Files.readString(Path.of("docs/approvals.md"));
+        int fence = page.indexOf("```bash\nurl=http://localhost:8089");
+        assertThat(fence).as("the curl snippet in docs/approvals.md").isNotNegative();
+        List<String> documented = page.substring(fence + 8, page.indexOf("```", fence + 8)).lines().toList();
+        assertThat(example).hasSize(4).isEqualTo(documented);
         assertThat(example.get(0)).startsWith("url=http://localhost:8089; id=");
 
         String pending = await().atMost(Duration.ofSeconds(30)).until(this::scheduledEvent, id -> id != null);

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -74,6 +75,63 @@ class AutoApprovalTest {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(USER_REBOOT).contains("Approved"));
                 assertThat(imds.documentsServed()).as("delivered before a second poll").isEqualTo(1);
                 assertThat(webhook.transitionsOf(USER_REBOOT)).containsExactly("Scheduled", "Approved");
+            }
+        }
+    }
+
+    /** The value of {@code bridge_approvals_total{outcome=…}} in a scrape, or null when it is not there. */
+    private static Double approvals(InProcessAgent agent, String outcome) throws Exception {
+        return OperatorFirstHourTest.get(agent, "/metrics").lines()
+                .filter(l -> l.startsWith("bridge_approvals_total{") && l.contains("outcome=\"" + outcome + "\""))
+                .map(l -> Double.valueOf(l.substring(l.lastIndexOf(' ') + 1))).findFirst().orElse(null);
+    }
+
+    private static long linesWith(LogCapture log, String... parts) {
+        return log.lines().stream().filter(l -> java.util.Arrays.stream(parts).allMatch(l::contains)).count();
+    }
+
+    @Test
+    void everyWithheldApprovalIsLoggedOnceWithItsReasonAndCounted() throws Exception {
+        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds()) {
+            imds.serve(Docs.document(1));
+            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.approval.auto.user-initiated", "true").start()) {
+                for (String outcome : List.of("withheld-not-covered", "withheld-not-leader", "withheld-identity-unknown")) {
+                    assertThat(approvals(agent, outcome)).as(outcome + " present from the start").isEqualTo(0.0);
+                }
+                imds.serve(document());
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.startRequests().size() == 1);
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+
+                assertThat(approvals(agent, "withheld-not-covered")).isEqualTo(1.0);
+                assertThat(approvals(agent, "withheld-not-leader")).isEqualTo(1.0);
+                assertThat(approvals(agent, "withheld-identity-unknown")).isEqualTo(0.0);
+            }
+            assertThat(linesWith(log, "Auto-approval withheld", PLATFORM_REBOOT, "no rule covers")).isEqualTo(1);
+            assertThat(linesWith(log, "Auto-approval withheld", NOT_LEADER, "not the leader", "vm-other")).isEqualTo(1);
+            assertThat(linesWith(log, "Auto-approval withheld", USER_REBOOT)).isZero();
+        }
+    }
+
+    @Test
+    void withTheIdentityUnknownEachWithheldApprovalIsSaidEvenWithActionsAndDrainOn() throws Exception {
+        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds()) {
+            imds.answerInstanceMetadataWith(503);
+            imds.serve(document());
+            // Actions and the drain signal meet the unknown identity first and say so for themselves.
+            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.approval.auto.user-initiated", "true")
+                    .with("bridge.action.prepare.command", "true")
+                    .with("bridge.drain.port", "0").with("bridge.drain.host", "127.0.0.1").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> approvals(agent, "withheld-identity-unknown") == 2.0);
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+                assertThat(approvals(agent, "withheld-identity-unknown")).isEqualTo(2.0);
+            }
+            assertThat(imds.startRequests()).isEmpty();
+            for (String id : List.of(USER_REBOOT, NOT_LEADER)) {
+                assertThat(linesWith(log, "Auto-approval withheld", id, "not known")).as(id).isEqualTo(1);
             }
         }
     }

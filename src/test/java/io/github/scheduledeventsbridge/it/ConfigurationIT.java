@@ -33,7 +33,8 @@ class ConfigurationIT {
             "bridge.filter.resources   | some     | neither 'all' nor 'own'",
             "bridge.webhook.urls       | ftp://x  | not an http(s) URL",
             "bridge.imds.timeout       | soon     | not a number of milliseconds",
-            "bridge.simulator.scenarios| nope     | nope"})
+            "bridge.simulator.scenarios| nope     | nope",
+            "bridge.eventlog.enabled   | true     | true needs Windows (it writes to the Windows Event Log)"})
     void aBadSystemPropertyStopsStartUp(String key, String value, String reason) throws Exception {
         try (AgentProcess agent = AgentProcess.start("bad-config", Map.of(),
                 Map.of(key, value, "bridge.state.dir", work.resolve("s").toString(),

@@ -78,7 +78,7 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
                 assertThat(readiness).containsEntry("deadLetters", 1L).containsEntry("deadLetters." + sinkId, 1L);
             }
 
-            // The README's way back: move the file into the sink's spool and restart; now B is accepted.
+            // The way back of docs/delivery.md: move the file into the sink's spool and restart; now B is accepted.
             Path sinkDir;
             try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
                 sinkDir = dirs.filter(d -> d.getFileName().toString().startsWith("webhook-")).findFirst().orElseThrow();

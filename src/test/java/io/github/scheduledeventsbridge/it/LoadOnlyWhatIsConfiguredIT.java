@@ -43,7 +43,10 @@ class LoadOnlyWhatIsConfiguredIT {
             "Hawtio console", List.of("io.hawt.", "org.eclipse.jetty.ee10.webapp.", "org.jolokia."),
             // Only Hawtio reads them, and it needs the management credentials.
             "Camel's JMX MBeans", List.of("org.apache.camel.management.mbean."),
-            "IMDS simulator", List.of("io.github.scheduledeventsbridge.simulator.ImdsHandler"));
+            "IMDS simulator", List.of("io.github.scheduledeventsbridge.simulator.ImdsHandler"),
+            // Only Windows can turn the Event Log sink on.
+            "Windows Event Log (JNA)", List.of("com.sun.jna.", "io.github.scheduledeventsbridge.delivery.eventlog."
+                    + "WindowsEventLogWriter"));
 
     @TempDir
     Path work;

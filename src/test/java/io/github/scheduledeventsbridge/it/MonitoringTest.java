@@ -45,8 +45,25 @@ class MonitoringTest {
 
     @Test
     void theAlertRulesPassPromtoolAndTheirUnitTests() throws Exception {
-        assertThat(run(MONITORING, "promtool", "check", "rules", "alerts.yml")).contains("SUCCESS: 5 rules found");
+        assertThat(run(MONITORING, "promtool", "check", "rules", "alerts.yml")).contains("SUCCESS: 7 rules found");
         assertThat(run(MONITORING, "promtool", "test", "rules", "alerts.test.yml")).contains("SUCCESS");
+    }
+
+    /**
+     * The agent itself down or not scraped: the rules and the dashboard ask Prometheus's own {@code up} for the
+     * scrape job the documentation's example configures, so they cannot drift apart.
+     */
+    @Test
+    void theAgentDownOrNotScrapedIsAlertedAndOnTheDashboardForTheDocumentedJob() throws Exception {
+        Matcher job = Pattern.compile("job_name: (\\S+)")
+                .matcher(Files.readString(Path.of("config/management.example.properties")));
+        assertThat(job.find()).isTrue();
+        String up = "up{job=\"" + job.group(1) + "\"";
+        String rules = Files.readString(MONITORING.resolve("alerts.yml"));
+        assertThat(rules).contains("expr: " + up + "} == 0", "expr: absent(" + up + "})")
+                .doesNotContainPattern("job=\"(?!" + Pattern.quote(job.group(1)) + "\")");
+        assertThat(Files.readString(MONITORING.resolve("grafana-dashboard.json")))
+                .contains(up.replace("\"", "\\\""));
     }
 
     @Test
@@ -59,13 +76,14 @@ class MonitoringTest {
             }
         }
         assertThat(used).contains("bridge_imds_last_success_timestamp_seconds", "bridge_spool_oldest_age_seconds",
-                "bridge_imds_poll_seconds_bucket", "bridge_build_info", "bridge_spool_orphaned");
+                "bridge_imds_poll_seconds_bucket", "bridge_build_info", "bridge_spool_orphaned", "bridge_drain_draining");
         // A spool directory no sink owns, so that bridge_spool_orphaned is scraped too.
         Path orphan = Files.createDirectories(state.resolve("spool/webhook-000000000000"));
         Files.writeString(orphan.resolve("0000000000000000001.json"), "{}");
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
             imds.serve(Docs.document(1));
             try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                    .with("bridge.drain.port", "0").with("bridge.drain.host", "127.0.0.1")
                     .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> OperatorFirstHourTest.get(agent, "/metrics")
                         .contains("bridge_imds_polls_total{"));

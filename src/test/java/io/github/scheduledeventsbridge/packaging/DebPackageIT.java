@@ -105,8 +105,9 @@ class DebPackageIT {
                 .doesNotContain("openjdk", "java");
         Path control = dir.resolve("control");
         run("dpkg-deb", "-e", deb.toString(), control.toString());
-        // The JVM options too: an operator's -Xmx survives upgrades.
-        assertThat(Files.readAllLines(control.resolve("conffiles"))).containsExactlyInAnyOrder("/" + CONF, "/" + JVM_OPTIONS);
+        // The JVM options: an operator's -Xmx survives upgrades. Not bridge.properties: the postinst copies it where
+        // there is none, so dpkg has nothing to ask about an operator's file that was there first.
+        assertThat(Files.readAllLines(control.resolve("conffiles"))).containsExactly("/" + JVM_OPTIONS);
         for (String script : List.of("postinst", "prerm", "postrm")) {
             assertThat(Files.readString(control.resolve(script)))
                     .as(script).startsWith("#!/bin/sh").contains("set -e", "$DPKG_ROOT", "[ -d /run/systemd/system ]");
@@ -115,12 +116,13 @@ class DebPackageIT {
         assertThat(Files.readString(control.resolve("postrm")))
                 .as("state is deleted on purge only").containsPattern("(?s)if \\[ \"\\$1\" = purge \\]; then.*var/lib/scheduled-events-bridge");
 
-        // As cloud-init does: the operator's settings are there before the package (--force-confold keeps them).
+        // As cloud-init does: the operator's settings are there before the package; dpkg, with no terminal to ask
+        // on and no --force-confold, keeps them.
         Path root = freshRoot(dir.resolve("root"));
         Files.createDirectories(root.resolve(CONF).getParent());
         String operatorSettings = "# the operator's\nbridge.filter.resources=all\n";
         Files.writeString(root.resolve(CONF), operatorSettings);
-        String installed = dpkg(root, "--force-confold", "-i", deb.toString());
+        String installed = dpkg(root, "-i", deb.toString());
         assertThat(installed).contains("Setting up scheduled-events-bridge (" + DEB_VERSION + ")",
                 "AppCDS archive " + root.resolve(OPT + "/scheduled-events-bridge.jsa"));
         assertThat(dpkg(root, "-s", "scheduled-events-bridge")).contains("Status: install ok installed", "Version: " + DEB_VERSION);
@@ -130,6 +132,26 @@ class DebPackageIT {
         assertThat(Files.size(root.resolve(OPT + "/scheduled-events-bridge.jsa"))).isGreaterThan(1_000_000);
         assertThat(root.resolve(JVM_OPTIONS)).hasSameTextualContentAs(JvmOptions.FILE);
         assertThat(Files.getPosixFilePermissions(root.resolve(JVM_OPTIONS))).isEqualTo(PosixFilePermissions.fromString("rw-r--r--"));
+        // systemd-sysusers made the two system users in the root (not on this machine).
+        assertThat(Files.readString(root.resolve("etc/passwd")))
+                .contains("scheduled-events-bridge:x:", "scheduled-events-bridge-action:x:");
+        // What the docs tell an operator to use is installed: the approval client, example commands ready to run,
+        // the recipes that let commands act, the monitoring files.
+        for (String tool : List.of("bin/approve", "examples/actions/checkpoint.sh", "examples/actions/drain-behind-load-balancer.sh",
+                "examples/actions/systemd-stop-start.sh")) {
+            assertThat(root.resolve(OPT + "/" + tool)).as(tool).isExecutable().hasSameTextualContentAs(Path.of(
+                    tool.startsWith("bin/") ? tool : tool.replace("examples/actions/", "config/actions/")));
+        }
+        assertThat(root.resolve(OPT + "/examples/polkit/50-scheduled-events-bridge-myapp.rules"))
+                .hasSameTextualContentAs(Path.of("packaging/examples/polkit/50-scheduled-events-bridge-myapp.rules"));
+        assertThat(root.resolve(OPT + "/examples/systemd/scheduled-events-bridge-action@.service.d/myapp.conf"))
+                .hasSameTextualContentAs(Path.of("packaging/examples/systemd/scheduled-events-bridge-action@.service.d/myapp.conf"));
+        for (String file : List.of("alerts.yml", "alerts.test.yml", "grafana-dashboard.json")) {
+            assertThat(root.resolve(OPT + "/examples/monitoring/" + file)).hasSameTextualContentAs(Path.of("packaging/monitoring/" + file));
+        }
+        assertThat(root.resolve("usr/lib/sysusers.d/scheduled-events-bridge.conf")).exists();
+        assertThat(root.resolve("lib/systemd/system/scheduled-events-bridge-action.socket")).exists();
+        assertThat(root.resolve("lib/systemd/system/scheduled-events-bridge-action@.service")).exists();
 
         // The bundled runtime: the modules the fixed list promises, trusted CAs for HTTPS, the version.
         assertThat(run(java.toString(), "--list-modules"))
@@ -172,10 +194,12 @@ class DebPackageIT {
         assertThat(Files.readString(root.resolve(CONF))).isEqualTo(edited);
         assertThat(state).hasContent("{\"kept\":true}");
 
-        // Purge: configuration and state go.
+        // Purge: configuration (the operator's commands in actions/ too) and state go.
         Files.writeString(root.resolve("etc/scheduled-events-bridge/environment"), "BRIDGE_WEBHOOK_SECRET=x\n");
+        Files.writeString(Files.createDirectories(root.resolve("etc/scheduled-events-bridge/actions")).resolve("mine.sh"), "#!/bin/sh\n");
         dpkg(root, "-P", "scheduled-events-bridge");
         assertThat(root.resolve("etc/scheduled-events-bridge")).doesNotExist();
+        assertThat(root.resolve("usr/lib/sysusers.d/scheduled-events-bridge.conf")).doesNotExist();
         assertThat(root.resolve(OPT)).doesNotExist();
         assertThat(root.resolve("var/lib/scheduled-events-bridge")).doesNotExist();
         assertThat(dir.resolve("systemctl-calls")).as("systemctl called under DPKG_ROOT").doesNotExist();
@@ -183,7 +207,8 @@ class DebPackageIT {
 
     /**
      * Earlier builds installed the JVM options as a conffile under /opt: upgrading from one moves an operator's edited
-     * copy to /etc (the new default kept beside it as jvm.options.dpkg-new) and replaces an unedited one.
+     * copy to /etc (the new default kept beside it as jvm.options.dpkg-new) and replaces an unedited one. They had
+     * bridge.properties as a conffile too: it stays as it was.
      */
     @Test
     void anUpgradeFromABuildWithTheJvmOptionsUnderOptMovesTheOperatorsEditToEtc() throws Exception {
@@ -194,11 +219,15 @@ class DebPackageIT {
             Path root = freshRoot(dir.resolve(edited ? "edited" : "unedited"));
             dpkg(root, "-i", oldBuild.toString());
             assertThat(root.resolve(OPT + "/jvm.options")).hasSameTextualContentAs(JvmOptions.FILE);
+            String settings = Files.readString(Path.of("packaging/etc/bridge.properties")) + (edited ? "bridge.filter.resources=own\n" : "");
             if (edited) {
                 Files.writeString(root.resolve(OPT + "/jvm.options"), tuned);
+                Files.writeString(root.resolve(CONF), settings);
             }
             assertThat(dpkg(root, "-i", deb.toString())).contains("Setting up scheduled-events-bridge (" + DEB_VERSION + ")");
             assertThat(root.resolve(OPT + "/jvm.options")).doesNotExist();
+            // bridge.properties was a conffile then: dpkg leaves it, edited or not, and the postinst keeps it.
+            assertThat(root.resolve(CONF)).hasContent(settings);
             if (edited) {
                 assertThat(root.resolve(JVM_OPTIONS)).hasContent(tuned);
                 assertThat(root.resolve(JVM_OPTIONS + ".dpkg-new")).hasSameTextualContentAs(JvmOptions.FILE);
@@ -212,14 +241,18 @@ class DebPackageIT {
         }
     }
 
-    /** A stand-in for a build before the move: the package at an older version, its JVM options a conffile in /opt. */
+    /**
+     * A stand-in for a build before the moves: the package at an older version, its JVM options a conffile in /opt,
+     * bridge.properties a conffile in /etc.
+     */
     private Path oldLayoutBuild() throws Exception {
         Path tree = dir.resolve("old-build");
         Files.createDirectories(tree.resolve("DEBIAN"));
         Files.writeString(tree.resolve("DEBIAN/control"), "Package: scheduled-events-bridge\nVersion: 0.0.9\n"
                 + "Architecture: amd64\nMaintainer: test <test@example.com>\nDescription: the layout before the move\n");
-        Files.writeString(tree.resolve("DEBIAN/conffiles"), "/" + OPT + "/jvm.options\n");
+        Files.writeString(tree.resolve("DEBIAN/conffiles"), "/" + OPT + "/jvm.options\n/" + CONF + "\n");
         Files.copy(JvmOptions.FILE, Files.createDirectories(tree.resolve(OPT)).resolve("jvm.options"));
+        Files.copy(Path.of("packaging/etc/bridge.properties"), Files.createDirectories(tree.resolve(CONF).getParent()).resolve("bridge.properties"));
         Path deb = dir.resolve("scheduled-events-bridge_0.0.9_amd64.deb");
         run("dpkg-deb", "--root-owner-group", "--build", tree.toString(), deb.toString());
         return deb;
@@ -284,13 +317,20 @@ class DebPackageIT {
                 .containsPattern("-rwxr-xr-x .* " + Pattern.quote(top + "bin/create-cds-archive") + "\n")
                 .containsPattern("-rw-r--r-- .* " + Pattern.quote(top + "jvm.options") + "\n")
                 .contains(top + "runtime/lib/modules", top + "runtime/lib/server/libjvm.so", top + "runtime/lib/server/classes.jsa",
-                        top + "scheduled-events-bridge.jar", top + "INSTALL.md", top + "README.md")
+                        top + "scheduled-events-bridge.jar", top + "INSTALL.md", top + "README.md",
+                        top + "docs/install.md", top + "docs/troubleshooting.md")
                 .doesNotContain("classes_nocoops.jsa");
 
         Path unpacked = Files.createDirectories(dir.resolve("unpacked"));
         run("tar", "-xzf", tarball.toString(), "-C", unpacked.toString(), "--strip-components=1");
-        assertThat(unpacked.resolve("scheduled-events-bridge.service"))
-                .hasSameTextualContentAs(Path.of("packaging/systemd/scheduled-events-bridge.service"));
+        for (String unit : List.of("scheduled-events-bridge.service", "scheduled-events-bridge-action.socket",
+                "scheduled-events-bridge-action@.service")) {
+            assertThat(unpacked.resolve(unit)).hasSameTextualContentAs(Path.of("packaging/systemd/" + unit));
+        }
+        assertThat(unpacked.resolve("scheduled-events-bridge.sysusers.conf"))
+                .hasSameTextualContentAs(Path.of("packaging/sysusers/scheduled-events-bridge.conf"));
+        assertThat(unpacked.resolve("bin/approve")).isExecutable();
+        assertThat(unpacked.resolve("examples/actions/systemd-stop-start.sh")).isExecutable();
         assertThat(unpacked.resolve("bridge.properties")).hasSameTextualContentAs(Path.of("packaging/etc/bridge.properties"));
         assertThat(unpacked.resolve("jvm.options")).hasSameTextualContentAs(JvmOptions.FILE);
         assertThat(run(unpacked.resolve("runtime/bin/java").toString(), "-jar",

@@ -33,6 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PackagingLintTest {
 
     private static final Path UNIT = Path.of("packaging/systemd/scheduled-events-bridge.service");
+    private static final Path ACTION_SOCKET = Path.of("packaging/systemd/scheduled-events-bridge-action.socket");
+    private static final Path ACTION_UNIT = Path.of("packaging/systemd/scheduled-events-bridge-action@.service");
+    private static final Path SYSUSERS = Path.of("packaging/sysusers/scheduled-events-bridge.conf");
 
     private static String run(List<String> command) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -57,15 +60,36 @@ class PackagingLintTest {
                 Files.copy(target, units.resolve(target.getFileName()));
             }
         }
-        Files.copy(UNIT, Files.createDirectories(root.resolve("etc/systemd/system")).resolve(UNIT.getFileName()));
-        run(List.of("systemd-analyze", "verify", "--root=" + root, "/etc/systemd/system/" + UNIT.getFileName()));
+        Path system = Files.createDirectories(root.resolve("etc/systemd/system"));
+        for (Path unit : List.of(UNIT, ACTION_SOCKET, ACTION_UNIT)) {
+            Files.copy(unit, system.resolve(unit.getFileName()));
+        }
+        // The command unit is a template: an instance, as the socket starts one per connection.
+        List<String> installed = List.of("/etc/systemd/system/" + UNIT.getFileName(), "/etc/systemd/system/" + ACTION_SOCKET.getFileName(),
+                "/etc/systemd/system/scheduled-events-bridge-action@0-1.service");
+        for (String unit : installed) {
+            run(List.of("systemd-analyze", "verify", "--root=" + root, unit));
+        }
         // The same root without the runtime: the check really looks inside it.
         Files.delete(java);
-        Process without = new ProcessBuilder("systemd-analyze", "verify", "--root=" + root,
-                "/etc/systemd/system/" + UNIT.getFileName()).redirectErrorStream(true).start();
-        String said = new String(without.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(without.waitFor()).isNotZero();
-        assertThat(said).contains("/opt/scheduled-events-bridge/runtime/bin/java");
+        for (String unit : List.of(installed.get(0), installed.get(2))) {
+            Process without = new ProcessBuilder("systemd-analyze", "verify", "--root=" + root, unit).redirectErrorStream(true).start();
+            String said = new String(without.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(without.waitFor()).as(unit).isNotZero();
+            assertThat(said).contains("/opt/scheduled-events-bridge/runtime/bin/java");
+        }
+    }
+
+    /** systemd-sysusers itself reads the file, into a scratch root: the two users, system users without a login. */
+    @Test
+    void theSysusersFileMakesTheAgentsAndTheCommandsUsers(@TempDir Path root) throws Exception {
+        Files.createDirectories(root.resolve("etc"));
+        run(List.of("systemd-sysusers", "--root=" + root, SYSUSERS.toAbsolutePath().toString()));
+        List<String> users = Files.readAllLines(root.resolve("etc/passwd")).stream()
+                .map(line -> line.split(":")).map(f -> f[0] + ":" + f[5] + ":" + f[6] + ":" + (Integer.parseInt(f[2]) < 1000)).toList();
+        assertThat(users).containsExactly("scheduled-events-bridge:/var/lib/scheduled-events-bridge:/usr/sbin/nologin:true",
+                "scheduled-events-bridge-action:/var/lib/scheduled-events-bridge-action:/usr/sbin/nologin:true");
+        assertThat(Files.readString(root.resolve("etc/group"))).contains("scheduled-events-bridge:", "scheduled-events-bridge-action:");
     }
 
     @Test
@@ -121,8 +145,26 @@ class PackagingLintTest {
     @Test
     void theSystemdUnitIsHardenedAsDocumented() throws Exception {
         String unit = Files.readString(UNIT);
-        assertThat(unit).contains("DynamicUser=yes", "StateDirectory=scheduled-events-bridge", "ProtectSystem=strict",
-                "Restart=on-failure", "NoNewPrivileges=yes", "RestartPreventExitStatus=2");
+        assertThat(unit).contains("User=scheduled-events-bridge\n", "DynamicUser=no", "StateDirectory=scheduled-events-bridge",
+                "ProtectSystem=strict", "Restart=on-failure", "NoNewPrivileges=yes", "RestartPreventExitStatus=2",
+                "SystemCallFilter=@system-service", "ProcSubset=pid", "ProtectProc=invisible", "CapabilityBoundingSet=\n",
+                "Wants=scheduled-events-bridge-action.socket");
+    }
+
+    /** Commands: their own user and limits, the whole tree killed with the host, netlink for `ss`; only the agent's group connects. */
+    @Test
+    void commandsRunInUnitsOfTheirOwnBehindASocketOnlyTheAgentMayUse() throws Exception {
+        assertThat(Files.readString(ACTION_SOCKET)).contains("ListenStream=/run/scheduled-events-bridge-action.sock", "Accept=yes",
+                "SocketUser=root", "SocketGroup=scheduled-events-bridge\n", "SocketMode=0660", "RemoveOnStop=yes");
+        assertThat(Files.readString(ACTION_UNIT)).contains("User=scheduled-events-bridge-action", "DynamicUser=no",
+                "StandardInput=socket", "StandardOutput=socket", "KillMode=control-group", "MemoryMax=", "TasksMax=",
+                "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK", "SystemCallFilter=@system-service",
+                "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectProc=invisible",
+                "-cp /opt/scheduled-events-bridge/scheduled-events-bridge.jar io.github.scheduledeventsbridge.action.ActionHost")
+;
+        assertThat(Files.readAllLines(ACTION_UNIT)).filteredOn(line -> !line.startsWith("#"))
+                .as("the agent's secrets are not the commands'").noneMatch(line -> line.contains("EnvironmentFile")
+                        || line.contains("/etc/scheduled-events-bridge/environment") || line.contains("LoadCredential"));
     }
 
     /** The JDK takes the file as an @argfile: a typo there would stop every launcher. */

@@ -334,4 +334,28 @@ class TransitionJournalTest {
         assertThat(journal.lastDocument()).isEqualTo(INC2);
         assertThat(JSON.readTree(stateFile().toFile()).get("nextSeq").asLong()).isEqualTo(1);
     }
+
+    @Test
+    @DisplayName("approved events (not dry runs) are kept in the state while IMDS lists them, across restarts")
+    void approvedEventsSurviveRestartsWhileListed() throws IOException {
+        TransitionJournal journal = journal();
+        journal.record(INC2);
+        ScheduledEvent event = INC2.events().get(0);
+        ScheduledEvent dry = new ScheduledEvent("D0000000-0000-4000-8000-000000000000", "Reboot", "VirtualMachine",
+                List.of("vm1"), "Scheduled", "", null, "User", -1);
+        journal.record(List.of(new DetectedTransition(TransitionType.Approved, event, "Scheduled", "Scheduled", 2,
+                        new DetectedTransition.Approval("remote", null, false)),
+                new DetectedTransition(TransitionType.Approved, dry, "Scheduled", "Scheduled", 2,
+                        new DetectedTransition.Approval("policy", "user-initiated", true))));
+        journal.outboxSpooled();
+        assertThat(journal.approvedEvents()).containsExactly(event.key());
+
+        TransitionJournal restarted = journal();
+        assertThat(restarted.approvedEvents()).containsExactly(event.key());
+        restarted.record(INC3);
+        assertThat(restarted.approvedEvents()).as("Started: still listed").containsExactly(event.key());
+        restarted.record(INC4);
+        assertThat(restarted.approvedEvents()).as("gone from the document").isEmpty();
+        assertThat(journal().approvedEvents()).isEmpty();
+    }
 }

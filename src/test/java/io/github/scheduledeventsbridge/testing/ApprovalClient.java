@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 
-/** A remote approver: signs requests as CONTRACT §6 says, independently of the agent's code. */
+/** A remote approver: signs requests as docs/approvals.md says, independently of the agent's code. */
 public final class ApprovalClient {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -46,6 +46,8 @@ public final class ScriptedImds implements AutoCloseable {
     private final List<Get> gets = Collections.synchronizedList(new ArrayList<>());
     private volatile UnaryOperator<String> etagOf;
     private final AtomicInteger unconditional304s = new AtomicInteger();
+    private volatile int instanceStatus = 200;
+    private final AtomicInteger instanceRequests = new AtomicInteger();
 
     /** A document GET as IMDS received it: its If-None-Match (null: none) and the status it was answered with. */
     public record Get(String ifNoneMatch, int status) {
@@ -59,7 +61,11 @@ public final class ScriptedImds implements AutoCloseable {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(executor);
         server.createContext("/metadata/scheduledevents", this::scheduledEvents);
-        server.createContext("/metadata/instance/compute", ex -> answer(ex, 200, compute("vm-under-test")));
+        server.createContext("/metadata/instance/compute", ex -> {
+            instanceRequests.incrementAndGet();
+            int code = instanceStatus;
+            answer(ex, code, code != 200 ? "{\"error\":\"scripted\"}" : compute("vm-under-test"));
+        });
         // Another VM reading the same Scheduled Events (one event naming several VMs): /vm/<name>/compute.
         server.createContext("/vm/", ex -> answer(ex, 200, compute(ex.getRequestURI().getPath().split("/")[2])));
         server.start();
@@ -126,6 +132,15 @@ public final class ScriptedImds implements AutoCloseable {
     /** What IMDS answers to approvals (StartRequests POSTs): 200 by default. */
     public void answerStartRequestsWith(int status) {
         startRequestStatus = status;
+    }
+
+    /** What instance metadata (the VM's identity, vm-under-test) answers: 200 by default, else an error. */
+    public void answerInstanceMetadataWith(int status) {
+        instanceStatus = status;
+    }
+
+    public int instanceMetadataRequests() {
+        return instanceRequests.get();
     }
 
     public List<StartRequest> startRequests() {

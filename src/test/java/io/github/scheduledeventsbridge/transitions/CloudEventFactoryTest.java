@@ -41,7 +41,7 @@ class CloudEventFactoryTest {
     }
 
     @Test
-    @DisplayName("a Scheduled Freeze carries every CONTRACT §4 field with its value")
+    @DisplayName("a Scheduled Freeze carries every field of docs/messages.md with its value")
     void everyField() {
         ObjectNode ce = factory(NOW, VM).create(SCHEDULED);
 

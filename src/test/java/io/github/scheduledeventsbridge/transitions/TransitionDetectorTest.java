@@ -31,7 +31,7 @@ class TransitionDetectorTest {
     private final TransitionDetector detector = new TransitionDetector();
 
     @Nested
-    @DisplayName("CONTRACT §3, one row each")
+    @DisplayName("docs/interface.md, Transitions: one row each")
     class ContractRows {
 
         @Test
