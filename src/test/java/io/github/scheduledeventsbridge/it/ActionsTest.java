@@ -283,6 +283,23 @@ class ActionsTest {
     }
 
     @Test
+    void aCommandThatCannotBeStartedIsAnActionFailedWithItsReason() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.shell", "no-such-shell -c")
+                    .with("bridge.action.prepare.command", "true").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+            }
+            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                    .findFirst().orElseThrow().json();
+            assertThat(failed.path("data").path("outcome").asText()).isEqualTo("failed");
+            assertThat(failed.path("data").path("exitCode").isNull()).isTrue();
+            assertThat(failed.path("data").path("error").asText())
+                    .isEqualTo("cannot be started: no-such-shell is not an executable file on the PATH");
+        }
+    }
+
+    @Test
     void commandsHandedToAnActionHostRunThereWithoutTheAgentsEnvironmentAndReportAsUsual() throws Exception {
         Path env = work.resolve("env");
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
