@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The approval port under flood and fuzz (issue 11): what it holds, and what it costs the agent.
+"""The approval port under flood and fuzz: what it holds, and what it costs the agent.
 
-Starts the packaged agent with the shipped JVM flags (read from the Dockerfile's ENTRYPOINT), the built-in
+Starts the packaged agent with the shipped JVM options (@packaging/jvm.options), the built-in
 simulator and a webhook receiver (this script), then runs three phases of --seconds each:
   1. quiet        baseline RSS, file descriptors and webhook deliveries
   2. body flood   --workers threads, each sending unsigned requests back to back, one per connection: mostly
@@ -35,14 +35,6 @@ class Webhook(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
-
-
-def shipped_flags():
-    text = open(os.path.join(ROOT, "Dockerfile")).read()
-    entry = text[text.index("ENTRYPOINT"):]
-    entry = entry[:entry.index("]")]
-    return [f for f in re.findall(r'"(-X[^"]+)"', entry)
-            if not f.startswith(("-XX:SharedArchiveFile", "-Xlog", "-Xshare"))]
 
 
 def free_port():
@@ -150,7 +142,7 @@ def main():
     threading.Thread(target=hook.serve_forever, daemon=True).start()
     work = tempfile.mkdtemp(prefix="bench-approval-flood-")
     port = free_port()
-    flags = shipped_flags()
+    flags = benchlib.agent_jvm_options(benchlib.SHIPPED_JVM_OPTIONS, "")
     agent = benchlib.AgentProcess("flood", "java", args.jar, flags, work, {
         "BRIDGE_SIMULATOR_ENABLED": "true", "BRIDGE_SIMULATOR_SPEED": "120",
         "BRIDGE_APPROVAL_SECRET": SECRET, "BRIDGE_APPROVAL_PORT": str(port), "BRIDGE_MANAGEMENT_PORT": "0",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Approval request -> IMDS POST latency on loopback (issue 4 goal: p99 <= 20 ms).
+"""Approval request -> IMDS POST latency on loopback (goal: p99 <= 20 ms).
 
 Starts the packaged agent with the approval API against a scripted IMDS (this script), sends N signed
 approvals of a Scheduled event, each with a different body (whitespace varies) so none is a replay,

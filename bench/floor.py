@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The floor of this stack: how much memory and idle CPU a JVM needs to poll at all, side by side with the agent and
-the seeds' Python sample, in one run on one scripted IMDS (issue 14: the agent's RSS and idle-CPU goals).
+the seeds' Python sample, in one run on one scripted IMDS (what the agent's RSS and idle CPU can be measured against).
 
     bench/floor.py [--jar JAR] [--java JAVA] [--until 150]
 

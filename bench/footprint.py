@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Footprint probe: the packaged agent's resident memory, broken down by native memory tracking (NMT), for one
-configuration at a time, so that each lever of issue 14 can be measured on its own (BENCHMARKS.md, "What each design choice bought").
+configuration at a time, so that each footprint lever can be measured on its own (BENCHMARKS.md, "What each design choice bought").
 
     bench/footprint.py [--jar JAR] [--profile webhook|all] [--opts "EXTRA JVM FLAGS"] [--at S] [--no-nmt]
 

@@ -335,9 +335,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         var drain = new io.github.scheduledeventsbridge.action.DrainSignal(journal, identity, actions.drainLeadTime(), clock);
         context.getRegistry().bind("drainSignal", drain);
         if (actions.any()) {
-            LOG.info("Actions on this VM: prepare {}, recover {}, timeout {} ms{}",
-                    actions.prepareCommand().isEmpty() ? "off" : "on", actions.recoverCommand().isEmpty() ? "off" : "on",
-                    actions.timeout().toMillis(), actions.approveAfterPrepare() ? ", approval after a successful prepare" : "");
+            LOG.info("Actions on this VM: {}", runner.describe());
         }
         if (actions.drainEnabled()) {
             // Bound before any route starts: a port that cannot be bound stops start-up (exit 2, one line).

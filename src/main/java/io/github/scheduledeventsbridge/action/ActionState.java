@@ -1,39 +1,48 @@
 package io.github.scheduledeventsbridge.action;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.scheduledeventsbridge.state.AtomicFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * Which actions were asked for, finished and reported, per event ({@code actions.json} beside state.json,
- * replaced atomically at each step). An action is written down as requested, with its input, before it runs:
- * after a crash a requested one runs again (at-least-once), a finished one never does, and a finished one
- * whose outcome message was not yet recorded is recorded on start.
+ * Which actions were asked for, started, finished and reported, per event. An action is written down as requested,
+ * with its input, before it runs: after a crash a requested one runs again (at-least-once), a finished one never
+ * does, and a finished one whose outcome message was not yet recorded is recorded on start.
+ *
+ * <p>On disk: a snapshot ({@link ActionSnapshot}) and the steps since then appended to
+ * {@link ActionLog}. A step costs one small forced append, however many actions are remembered; all the requests of
+ * one document are one append. The snapshot is rewritten only once the steps outweigh it, never by the poll thread.
  */
 public final class ActionState {
 
     private static final Logger LOG = LoggerFactory.getLogger(ActionState.class);
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    static final String FILE = "actions.json";
+    static final String FILE = ActionSnapshot.FILE;
     /** Finished and reported entries kept for deduplication; the oldest go first. */
     private static final int KEEP = 2_000;
+    /** The snapshot is rewritten when the log has grown past this, or past the snapshot's own size. */
+    private static final long COMPACT_AFTER = 1024 * 1024;
 
-    /** One action for one event. {@code approvalPending}: a prepare that succeeded and still has to approve. */
+    static final String REQUESTED = "requested";
+    static final String FINISHED = "finished";
+    static final String ABANDONED = "abandoned";
+
+    /**
+     * One action for one event. {@code approvalPending}: a prepare that succeeded and still has to be considered for
+     * approval. {@code pid}/{@code pidStartMillis}: the process it runs as (null before it started), so that a
+     * restart after kill -9 can end what the previous run left behind.
+     */
     public record Entry(String action, String eventKey, ObjectNode input, String status, ObjectNode result,
-                        boolean reported, boolean approvalPending) {
+                        boolean reported, boolean approvalPending, Long pid, Long pidStartMillis) {
         public String id() {
             return id(action, eventKey);
         }
@@ -43,51 +52,115 @@ public final class ActionState {
         }
 
         Entry with(String newStatus, ObjectNode newResult, boolean newReported, boolean newApprovalPending) {
-            return new Entry(action, eventKey, input, newStatus, newResult, newReported, newApprovalPending);
+            return new Entry(action, eventKey, input, newStatus, newResult, newReported, newApprovalPending, pid,
+                    pidStartMillis);
         }
+
+        Entry withProcess(Long newPid, Long newStartMillis) {
+            return new Entry(action, eventKey, input, status, result, reported, approvalPending, newPid, newStartMillis);
+        }
+    }
+
+    /** An action to write down: which, for which event, with the transition's CloudEvent as its input. */
+    public record Request(String action, String eventKey, ObjectNode input) {
     }
 
     private final Path file;
+    private final ActionLog log;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
+    private long generation;
+    private long snapshotBytes;
+
+    private final int keep;
+    private final long compactAfter;
 
     public ActionState(Path stateDir) {
+        this(stateDir, KEEP, COMPACT_AFTER);
+    }
+
+    /** With other bounds than the agent's (tests: small ones). */
+    ActionState(Path stateDir, int keep, long compactAfter) {
+        this.keep = keep;
+        this.compactAfter = compactAfter;
         this.file = stateDir.resolve(FILE);
-        load();
+        this.log = new ActionLog(stateDir.resolve(ActionLog.FILE));
+        ActionSnapshot.Loaded snapshot = ActionSnapshot.read(file);
+        snapshot.entries().forEach(e -> entries.put(e.id(), e));
+        generation = snapshot.generation();
+        snapshotBytes = snapshot.bytes();
+        List<ObjectNode> steps = log.open(generation);
+        generation = log.generation();
+        steps.forEach(this::apply);
+        LOG.info("Action state loaded: {} action(s) remembered", entries.size());
+        compactIfDue();
     }
 
     /** Writes the action down as requested; false when it was asked for before (it ran, or runs, already). */
-    public synchronized boolean request(String action, String eventKey, ObjectNode input) {
-        if (entries.containsKey(Entry.id(action, eventKey))) {
-            return false;
+    public boolean request(String action, String eventKey, ObjectNode input) {
+        return !requestAll(List.of(new Request(action, eventKey, input))).isEmpty();
+    }
+
+    /**
+     * Writes down, in one forced append, those of these actions never asked for before, and returns them. When the
+     * append fails none of them counts as asked for (the next transition asks again) and the failure is thrown.
+     */
+    public synchronized List<Entry> requestAll(List<Request> requests) {
+        List<Entry> fresh = new ArrayList<>();
+        List<ObjectNode> steps = new ArrayList<>();
+        for (Request r : requests) {
+            String id = Entry.id(r.action(), r.eventKey());
+            if (entries.containsKey(id) || fresh.stream().anyMatch(e -> e.id().equals(id))) {
+                continue;
+            }
+            fresh.add(new Entry(r.action(), r.eventKey(), r.input(), REQUESTED, null, false, false, null, null));
+            steps.add(step("request", id).put("action", r.action()).put("eventKey", r.eventKey()).set("input", r.input()));
         }
-        Entry entry = new Entry(action, eventKey, input, "requested", null, false, false);
-        entries.put(entry.id(), entry);
-        try {
-            save();
-        } catch (UncheckedIOException e) {
-            // Not written down, so not asked for: the next transition for this event asks again.
-            entries.remove(entry.id());
-            throw e;
+        if (fresh.isEmpty()) {
+            return List.of();
         }
-        return true;
+        log.append(generation, steps);
+        fresh.forEach(e -> entries.put(e.id(), e));
+        return fresh;
+    }
+
+    /** The command of this action now runs as this process (a session leader where setsid exists). */
+    public synchronized Entry started(Entry entry, long pid, long startMillis) {
+        Entry current = current(entry);
+        log.append(generation, List.of(step("started", entry.id()).put("pid", pid).put("since", startMillis)));
+        return put(current.withProcess(pid, startMillis));
     }
 
     /** An interrupted prepare whose event ended meanwhile: never run again, nothing left to report. */
     public synchronized Entry abandoned(Entry entry) {
-        return put(entry.with("abandoned", null, true, false));
+        log.append(generation, List.of(step("abandoned", entry.id())));
+        return put(current(entry).with(ABANDONED, null, true, false).withProcess(null, null));
     }
 
     public synchronized Entry finished(Entry entry, ObjectNode result, boolean approvalPending) {
-        return put(entry.with("finished", result, false, approvalPending));
+        ObjectNode step = step("finished", entry.id()).put("approvalPending", approvalPending);
+        step.set("result", result);
+        log.append(generation, List.of(step));
+        return put(current(entry).with(FINISHED, result, false, approvalPending).withProcess(null, null));
     }
 
-    public synchronized Entry reported(Entry entry) {
-        Entry current = entries.getOrDefault(entry.id(), entry);
-        return put(current.with(current.status(), current.result(), true, current.approvalPending()));
+    /** Their outcome messages are recorded in the journal's outbox: one append for all of them. */
+    public synchronized List<Entry> reported(List<Entry> reportedEntries) {
+        log.append(generation, reportedEntries.stream().map(e -> step("reported", e.id())).toList());
+        List<Entry> updated = new ArrayList<>();
+        for (Entry e : reportedEntries) {
+            Entry current = current(e);
+            updated.add(put(current.with(current.status(), current.result(), true, current.approvalPending())));
+        }
+        return updated;
+    }
+
+    public Entry reported(Entry entry) {
+        return reported(List.of(entry)).get(0);
     }
 
     public synchronized Entry approvalDone(Entry entry) {
-        Entry current = entries.getOrDefault(entry.id(), entry);
+        log.append(generation, List.of(step("approvalDone", entry.id())));
+        Entry current = current(entry);
         return put(current.with(current.status(), current.result(), current.reported(), false));
     }
 
@@ -95,71 +168,81 @@ public final class ActionState {
         return List.copyOf(entries.values());
     }
 
+    public synchronized Optional<Entry> find(String action, String eventKey) {
+        return Optional.ofNullable(entries.get(Entry.id(action, eventKey)));
+    }
+
+    /**
+     * Rewrites the snapshot once the log outweighs it (and drops the oldest finished entries beyond what is kept):
+     * called off the poll thread, after outcomes were reported. A failure leaves the log as it is.
+     */
+    public synchronized void compactIfDue() {
+        if (log.size() < Math.max(compactAfter, snapshotBytes)) {
+            return;
+        }
+        prune();
+        try {
+            snapshotBytes = ActionSnapshot.write(file, generation + 1, entries.values());
+            generation++;
+        } catch (IOException e) {
+            LOG.warn("Cannot rewrite {} ({}); the steps stay in {}", file, e.getMessage(), ActionLog.FILE);
+            return;
+        }
+        // The snapshot holds everything now; a log that cannot be started afresh is retried with the next step.
+        log.restart(generation);
+    }
+
+    private Entry current(Entry entry) {
+        return entries.getOrDefault(entry.id(), entry);
+    }
+
     private Entry put(Entry entry) {
         entries.remove(entry.id());
         entries.put(entry.id(), entry);
-        List<String> prunable = entries.values().stream()
-                .filter(e -> e.status().equals("finished") && e.reported() && !e.approvalPending())
-                .map(Entry::id).toList();
-        for (int i = 0; i < prunable.size() - KEEP; i++) {
-            entries.remove(prunable.get(i));
-        }
-        save();
         return entry;
     }
 
-    private void save() {
-        ArrayNode all = MAPPER.createArrayNode();
-        for (Entry e : entries.values()) {
-            ObjectNode node = all.addObject();
-            node.put("action", e.action());
-            node.put("eventKey", e.eventKey());
-            node.put("status", e.status());
-            node.put("reported", e.reported());
-            node.put("approvalPending", e.approvalPending());
-            node.set("input", e.input());
-            if (e.result() != null) {
-                node.set("result", e.result());
-            }
-        }
-        try {
-            AtomicFiles.write(file, MAPPER.writeValueAsBytes(MAPPER.createObjectNode().put("version", 1).set("actions", all)));
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot write " + file, e);
+    private void prune() {
+        List<String> prunable = entries.values().stream()
+                .filter(e -> !e.status().equals(REQUESTED) && e.reported() && !e.approvalPending())
+                .map(Entry::id).toList();
+        for (int i = 0; i < prunable.size() - keep; i++) {
+            entries.remove(prunable.get(i));
         }
     }
 
-    private void load() {
-        if (!Files.exists(file)) {
-            return;
-        }
-        try {
-            for (JsonNode node : MAPPER.readTree(Files.readAllBytes(file)).path("actions")) {
-                Entry e = new Entry(node.path("action").asText(), node.path("eventKey").asText(),
-                        (ObjectNode) node.get("input"), node.path("status").asText(),
-                        node.hasNonNull("result") ? (ObjectNode) node.get("result") : null,
-                        node.path("reported").asBoolean(), node.path("approvalPending").asBoolean());
+    private static ObjectNode step(String op, String id) {
+        return MAPPER.createObjectNode().put("op", op).put("id", id);
+    }
+
+    /** One step of the log on top of what is known; steps about entries pruned before are ignored. */
+    private void apply(ObjectNode step) {
+        String op = step.path("op").asText();
+        String id = step.path("id").asText();
+        if (op.equals("request")) {
+            if (!entries.containsKey(id) && step.get("input") instanceof ObjectNode input) {
+                Entry e = new Entry(step.path("action").asText(), step.path("eventKey").asText(), input, REQUESTED,
+                        null, false, false, null, null);
                 entries.put(e.id(), e);
             }
-        } catch (java.nio.file.AccessDeniedException e) {
-            // Not corrupt, only unreadable for this user: moving it aside would run every action again.
-            throw new io.github.scheduledeventsbridge.config.BadConfigurationException("bridge.state.dir",
-                    file + " cannot be read by this user; fix its owner or mode, it is not moved aside");
-        } catch (IOException | RuntimeException e) {
-            Path aside = file.resolveSibling(FILE + ".corrupt-" + System.currentTimeMillis());
-            try {
-                AtomicFiles.move(file, aside);
-            } catch (IOException moveFailed) {
-                throw new UncheckedIOException("Cannot move the corrupt " + file + " aside", moveFailed);
-            }
-            LOG.error("{} is corrupt ({}); moved to {}: actions of events still listed may run again", file,
-                    e.getMessage(), aside);
-            entries.clear();
+            return;
         }
-        LOG.info("Action state loaded: {} action(s) remembered", entries.size());
+        Entry e = entries.get(id);
+        if (e == null) {
+            return;
+        }
+        switch (op) {
+            case "started" -> put(e.withProcess(step.path("pid").asLong(), step.path("since").asLong()));
+            case "abandoned" -> put(e.with(ABANDONED, null, true, false).withProcess(null, null));
+            case "finished" -> put(e.with(FINISHED, step.get("result") instanceof ObjectNode r ? r : null, false,
+                    step.path("approvalPending").asBoolean()).withProcess(null, null));
+            case "reported" -> put(e.with(e.status(), e.result(), true, e.approvalPending()));
+            case "approvalDone" -> put(e.with(e.status(), e.result(), e.reported(), false));
+            default -> LOG.warn("Unknown step {} in {} ignored", op, ActionLog.FILE);
+        }
     }
 
-    /** Unused entries are kept small: the list in order, for tests and diagnostics. */
+    /** The entries' ids in order, for tests and diagnostics. */
     List<String> ids() {
         return new ArrayList<>(entries.keySet());
     }

@@ -26,7 +26,7 @@ import java.util.Set;
  * docs/actions-and-drain.md, "Drain signal": {@code GET /} answers 200 {@code {"status":"serving"}}, or 503 {@code {"status":"draining",
  * "events":[…]}} while an event affecting this VM is Started, approved, or Scheduled with NotBefore less than
  * the lead time away, so that a load balancer's health probe takes the VM out before the platform does. Its
- * own small listener ({@link DrainPort}: one thread, limits on connections, time and size), no request bodies,
+ * own port ({@link DrainPort}, on the agent's one HTTP stack with its connection policy), no request bodies,
  * nothing but {@code GET /}, no secret served.
  * <p>
  * Right from the start: the events are the journal's (the state dir's last document), approvals are the

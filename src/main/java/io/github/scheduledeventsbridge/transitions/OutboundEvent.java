@@ -51,8 +51,10 @@ public record OutboundEvent(long seq, ObjectNode cloudEvent) {
             return String.format("DRY RUN: would approve %s %s (rule %s; nothing was sent to IMDS) id=%s",
                     data.path("eventType").asText("?"), eventId(), data.path("approval").path("rule").asText("?"), id());
         }
-        return String.format("%s %s %s (incarnation %s, not before %s, resources %s) id=%s",
-                transition(), data.path("eventType").asText("?"), eventId(),
+        // An action's outcome names the action: "ActionFailed prepare Reboot <id> ...".
+        String action = data.path("action").asText("");
+        return String.format("%s %s%s %s (incarnation %s, not before %s, resources %s) id=%s",
+                transition(), action.isEmpty() ? "" : action + " ", data.path("eventType").asText("?"), eventId(),
                 data.path("documentIncarnation").asText(), data.path("notBefore").asText("-"),
                 resources(), id());
     }

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,6 +53,82 @@ class ActionStateTest {
     }
 
     @Test
+    void theRequestsOfADocumentAreOneAppendAndEachStepOneLineWhateverIsRemembered() throws Exception {
+        ActionState state = new ActionState(dir);
+        List<ActionState.Request> requests = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            requests.add(new ActionState.Request("prepare", "E" + i, input("e" + i)));
+        }
+        requests.add(new ActionState.Request("prepare", "E0", input("e0")));
+        List<ActionState.Entry> fresh = state.requestAll(requests);
+        assertThat(fresh).hasSize(1000);
+        assertThat(state.requestAll(requests)).as("asked for before").isEmpty();
+        state.finished(state.started(fresh.get(7), 4242, 1234), MAPPER.createObjectNode().put("id", "r"), false);
+
+        assertThat(Files.readAllLines(dir.resolve(ActionLog.FILE))).hasSize(1 + 1000 + 2);
+        assertThat(Files.exists(dir.resolve(ActionState.FILE))).as("no snapshot rewritten per step").isFalse();
+        ActionState reloaded = new ActionState(dir);
+        assertThat(reloaded.entries()).hasSize(1000);
+        assertThat(reloaded.find("prepare", "E7")).get().satisfies(e -> {
+            assertThat(e.status()).isEqualTo("finished");
+            assertThat(e.pid()).as("the process is forgotten once finished").isNull();
+        });
+        assertThat(reloaded.find("prepare", "E8").orElseThrow().status()).isEqualTo("requested");
+    }
+
+    @Test
+    void aStartedCommandsPidIsRememberedForTheNextStart() {
+        ActionState state = new ActionState(dir);
+        state.request("prepare", "A", input("a"));
+        state.started(state.entries().get(0), 4242, 1234);
+        assertThat(new ActionState(dir).entries().get(0)).satisfies(e -> {
+            assertThat(e.pid()).isEqualTo(4242);
+            assertThat(e.pidStartMillis()).isEqualTo(1234);
+        });
+    }
+
+    @Test
+    void aTornLastStepIsCutOffAndTheLogGoesOn() throws Exception {
+        ActionState state = new ActionState(dir);
+        state.request("prepare", "A", input("a"));
+        Files.write(dir.resolve(ActionLog.FILE), "{\"op\":\"finished\",\"id\":\"prep".getBytes(),
+                java.nio.file.StandardOpenOption.APPEND);
+
+        ActionState reloaded = new ActionState(dir);
+        assertThat(reloaded.entries()).extracting(ActionState.Entry::status).containsExactly("requested");
+        reloaded.request("recover", "A", input("a"));
+        assertThat(new ActionState(dir).ids()).containsExactly("prepare|A", "recover|A");
+    }
+
+    @Test
+    void aSnapshotReplacesTheLogAndALogLeftFromBeforeItIsIgnored() throws Exception {
+        // Keeps 20 finished entries; a snapshot once the log passes 4 KiB.
+        ActionState state = new ActionState(dir, 20, 4096);
+        List<ActionState.Request> requests = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            requests.add(new ActionState.Request("prepare", "E" + i, input("e" + i)));
+        }
+        for (ActionState.Entry e : state.requestAll(requests)) {
+            state.finished(e, MAPPER.createObjectNode().put("id", "r"), false);
+        }
+        state.reported(state.entries());
+        byte[] before = Files.readAllBytes(dir.resolve(ActionLog.FILE));
+        assertThat(before.length).isGreaterThan(4096);
+
+        state.compactIfDue();
+        assertThat(Files.size(dir.resolve(ActionLog.FILE))).as("started afresh").isLessThan(100);
+        assertThat(new ActionState(dir, 20, 4096).entries()).as("the oldest finished ones beyond 20 pruned").hasSize(20);
+
+        // A crash between the snapshot and the new log leaves the old log: its steps are in the snapshot already
+        // (replayed, they would bring the pruned entries back).
+        Files.write(dir.resolve(ActionLog.FILE), before);
+        ActionState reloaded = new ActionState(dir, 20, 1 << 20);
+        assertThat(reloaded.entries()).hasSize(20).noneMatch(e -> e.status().equals("requested"));
+        reloaded.request("recover", "E29", input("e29"));
+        assertThat(new ActionState(dir, 20, 1 << 20).find("recover", "E29")).as("the log goes on").isPresent();
+    }
+
+    @Test
     void aCorruptFileIsMovedAsideAndTheAgentStartsWithout() throws Exception {
         Files.writeString(dir.resolve(ActionState.FILE), "{not json");
         ActionState state = new ActionState(dir);
@@ -76,6 +154,26 @@ class ActionStateTest {
                 .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.action.prepare.event-types");
         assertThatThrownBy(() -> ActionSettings.read(new SettingsReader(Map.of("bridge.drain.port", "70000")::get)))
                 .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.drain.port");
+        assertThat(defaults.shell().argv("true")).containsExactly("/bin/sh", "-c", "true");
+        assertThat(defaults.hostSocket()).isEmpty();
+        assertThat(ActionSettings.read(new SettingsReader(Map.of("bridge.action.shell", "/bin/bash  -euc")::get))
+                .shell().argv("x")).containsExactly("/bin/bash", "-euc", "x");
+        assertThatThrownBy(() -> ActionSettings.read(new SettingsReader(Map.of("bridge.action.shell", "/no/such/sh -c")::get)))
+                .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.action.shell");
+        assertThat(ActionSettings.read(new SettingsReader(Map.of("bridge.action.shell", "/no/such/sh -c",
+                "bridge.action.host-socket", "/run/x.sock")::get)).hostSocket()).as("the host's to find").isEqualTo("/run/x.sock");
+        assertThatThrownBy(() -> ActionSettings.read(new SettingsReader(Map.of("bridge.action.host-socket", "run/x.sock")::get)))
+                .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.action.host-socket");
+        assertThat(ActionShell.platformDefault("Linux")).containsExactly("/bin/sh", "-c");
+        assertThat(ActionShell.platformDefault("Windows Server 2022")).singleElement().asString()
+                .endsWith("\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
+        // PowerShell alone gets the command encoded; a too long one is refused at start, naming its key.
+        assertThat(ActionShell.parse("pwsh").argv("Write-Output $env:SEB_EVENT_ID"))
+                .startsWith("pwsh", "-NoProfile").contains("-EncodedCommand");
+        assertThatThrownBy(() -> ActionSettings.read(new SettingsReader(Map.of("bridge.action.shell", "pwsh",
+                "bridge.action.recover.command", "x".repeat(20_000))::get)))
+                .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.action.recover.command")
+                .hasMessageContaining("32,767");
         assertThat(ActionSettings.read(new SettingsReader(Map.of("bridge.drain.port", "8091")::get)).drainPort())
                 .isEqualTo(8091);
     }

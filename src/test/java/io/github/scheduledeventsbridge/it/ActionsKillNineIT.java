@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.AcceptingActionSocket;
 import io.github.scheduledeventsbridge.testing.AgentProcess;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,18 +32,27 @@ class ActionsKillNineIT {
     Path work;
 
     private AgentProcess agent(ScriptedImds imds, WebhookReceiver webhook) throws IOException {
+        return agent(imds, webhook, "echo run >> " + work + "/recover.runs");
+    }
+
+    private AgentProcess agent(ScriptedImds imds, WebhookReceiver webhook, String recover) throws IOException {
         String prepare = "echo $$ > " + work + "/prepare.pid; echo start >> " + work + "/prepare.starts; "
                 + "while [ -e " + work + "/block ]; do sleep 0.1; done; echo done >> " + work + "/prepare.done";
-        String recover = "echo run >> " + work + "/recover.runs";
-        return AgentProcess.start("actions-kill-nine", AgentProcess.env(
+        return agent(imds, webhook, Map.of("BRIDGE_ACTION_PREPARE_COMMAND", prepare,
+                "BRIDGE_ACTION_RECOVER_COMMAND", recover));
+    }
+
+    private AgentProcess agent(ScriptedImds imds, WebhookReceiver webhook, Map<String, String> actions)
+            throws IOException {
+        Map<String, String> env = AgentProcess.env(
                 "BRIDGE_IMDS_URL", imds.url(),
                 "BRIDGE_IMDS_INSTANCE_URL", imds.instanceUrl(),
                 "BRIDGE_IMDS_POLL_INTERVAL", "200",
                 "BRIDGE_STATE_DIR", work.resolve("state").toString(),
                 "BRIDGE_WEBHOOK_URLS", webhook.url(),
-                "BRIDGE_WEBHOOK_SECRET", "kill-secret",
-                "BRIDGE_ACTION_PREPARE_COMMAND", prepare,
-                "BRIDGE_ACTION_RECOVER_COMMAND", recover), Map.of(), work);
+                "BRIDGE_WEBHOOK_SECRET", "kill-secret");
+        env.putAll(actions);
+        return AgentProcess.start("actions-kill-nine", env, Map.of(), work);
     }
 
     /**
@@ -116,6 +127,55 @@ class ActionsKillNineIT {
             }
             assertThat(lines("prepare.starts")).hasSize(1);
             assertThat(lines("recover.runs")).hasSize(1);
+        }
+    }
+    @Test
+    void aRecoverAfterARestartWaitsUntilThePrepareTheKilledAgentLeftRunningIsEnded() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("kill-secret")) {
+            imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
+            Files.createFile(work.resolve("block"));
+            AgentProcess first = agent(imds, webhook, "if kill -0 $(cat " + work + "/prepare.pid) 2>/dev/null; "
+                    + "then echo 'prepare still running' >> " + work + "/recover.runs; "
+                    + "else echo 'prepare ended' >> " + work + "/recover.runs; fi");
+            await().atMost(Duration.ofSeconds(60)).until(() -> lines("prepare.starts").size() == 1);
+            first.kill9();
+            long orphan = Long.parseLong(lines("prepare.pid").get(0).trim());
+            assertThat(ProcessHandle.of(orphan).map(ProcessHandle::isAlive)).as("the prepare outlives kill -9")
+                    .contains(true);
+
+            // The event is cancelled while the agent is down; the old prepare is still running.
+            imds.serve(Docs.document(2));
+            try (AgentProcess second = agent(imds, webhook, "if kill -0 $(cat " + work + "/prepare.pid) 2>/dev/null; "
+                    + "then echo 'prepare still running' >> " + work + "/recover.runs; "
+                    + "else echo 'prepare ended' >> " + work + "/recover.runs; fi")) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> lines("recover.runs").size() == 1);
+                assertThat(lines("recover.runs")).containsExactly("prepare ended");
+                assertThat(second.output()).contains("was still running from before the agent restarted");
+            }
+            assertThat(lines("prepare.starts")).as("the event ended: not prepared again").hasSize(1);
+            assertThat(ProcessHandle.of(orphan).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+        } finally {
+            Files.deleteIfExists(work.resolve("block"));
+        }
+    }
+
+    @Test
+    void whenTheAgentIsKilledTheActionHostEndsItsCommand() throws Exception {
+        Path pid = work.resolve("command.pid");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("kill-secret");
+             AcceptingActionSocket hostSocket = AcceptingActionSocket.listen(work.resolve("action.sock"), Map.of())) {
+            imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
+            AgentProcess agent = agent(imds, webhook, Map.of("BRIDGE_ACTION_HOST_SOCKET", hostSocket.path().toString(),
+                    "BRIDGE_ACTION_PREPARE_COMMAND", "echo $$ > " + pid + "; sleep 300"));
+            await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(pid) && Files.size(pid) > 0);
+            long command = Long.parseLong(Files.readString(pid).trim());
+
+            agent.kill9();
+
+            Process host = hostSocket.hosts().get(0);
+            assertThat(host.waitFor(20, TimeUnit.SECONDS)).as("the host exits").isTrue();
+            assertThat(host.exitValue()).isEqualTo(3);
+            await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(command).map(p -> !p.isAlive()).orElse(true));
         }
     }
 }

@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.testing.AcceptingActionSocket;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
@@ -166,8 +167,9 @@ class ActionsTest {
             try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
                     .with("bridge.webhook.filter.transitions", "ActionFailed").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
-                await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(state.resolve("actions.json"))
-                        && Files.readString(state.resolve("actions.json")).split("\"finished\"").length == 3);
+                MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
+                await().atMost(Duration.ofSeconds(20)).until(() -> Search.in(registry).name("bridge.actions").timers()
+                        .stream().mapToLong(io.micrometer.core.instrument.Timer::count).sum() == 2);
                 int served = imds.documentsServed();
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
             }
@@ -196,24 +198,37 @@ class ActionsTest {
     }
 
     @Test
-    void aSuccessfulPrepareApprovesAtImds() throws Exception {
+    void aSuccessfulPrepareApprovesOnlyAnEventOfThisVmAloneAndSaysWhyNotTheOthers() throws Exception {
         String prepare = script("prepare.sh", "exit 0");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test", "vm-other"),
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
+             LogCapture log = LogCapture.install()) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test"),
+                    Docs.scheduled(MINE_TOO, "Reboot", NOT_BEFORE, "vm-under-test", "vm-other"),
                     Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other", "vm-under-test")));
             try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
                     .with("bridge.approval.auto.after-prepare", "true").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("Approved"));
-                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(OTHERS).contains("ActionSucceeded"));
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE_TOO).contains("ActionSucceeded")
+                        && webhook.transitionsOf(OTHERS).contains("ActionSucceeded"));
                 int served = imds.documentsServed();
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+                MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
+                assertThat(Search.in(registry).name("bridge.action.approvals").tag("outcome", "withheld-other-vms")
+                        .counter().count()).isEqualTo(2);
+                assertThat(Search.in(registry).name("bridge.action.approvals").tag("outcome", "approved-after-prepare")
+                        .counter().count()).isEqualTo(1);
             }
-            assertThat(imds.startRequests()).as("only the leader approves").hasSize(1);
+            assertThat(imds.startRequests()).as("one approval releases every VM listed: only this VM's own event")
+                    .hasSize(1);
             assertThat(imds.startRequests().get(0).body()).isEqualTo("{\"StartRequests\":[{\"EventId\":\"" + MINE + "\"}]}");
             JsonNode approved = webhook.delivered().stream().filter(r -> r.transition().equals("Approved"))
                     .findFirst().orElseThrow().json();
             assertThat(approved.path("data").path("approval").path("rule").asText()).isEqualTo("after-prepare");
             assertThat(webhook.transitionsOf(MINE)).containsExactly("Scheduled", "ActionSucceeded", "Approved");
+            for (String shared : List.of(MINE_TOO, OTHERS)) {
+                assertThat(log.lines().stream().filter(l -> l.contains("Prepare of " + shared + " succeeded; not approved: "
+                        + "its Resources also name [vm-other]")).count()).as(log.text()).isEqualTo(1);
+            }
         }
     }
 
@@ -251,6 +266,56 @@ class ActionsTest {
                 assertThat(Duration.ofNanos(System.nanoTime() - since)).isLessThan(Duration.ofSeconds(15));
                 assertThat(webhook.transitionsOf(MINE)).as("still preparing").doesNotContain("ActionSucceeded");
             }
+        }
+    }
+    @Test
+    void theConfiguredShellRunsTheCommands() throws Exception {
+        Path ran = work.resolve("ran");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            // [[ ]] and $BASH_VERSION are bash's: /bin/sh (dash) would fail this command.
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.shell", "/bin/bash -c")
+                    .with("bridge.action.prepare.command", "[[ -n $BASH_VERSION ]] && echo bash > " + ran).start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionSucceeded"));
+            }
+            assertThat(lines(ran)).containsExactly("bash");
+        }
+    }
+
+    @Test
+    void aCommandThatCannotBeStartedIsAnActionFailedWithItsReason() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.shell", "no-such-shell -c")
+                    .with("bridge.action.prepare.command", "true").start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+            }
+            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                    .findFirst().orElseThrow().json();
+            assertThat(failed.path("data").path("outcome").asText()).isEqualTo("failed");
+            assertThat(failed.path("data").path("exitCode").isNull()).isTrue();
+            assertThat(failed.path("data").path("error").asText())
+                    .isEqualTo("cannot be started: no-such-shell is not an executable file on the PATH");
+        }
+    }
+
+    @Test
+    void commandsHandedToAnActionHostRunThereWithoutTheAgentsEnvironmentAndReportAsUsual() throws Exception {
+        Path env = work.resolve("env");
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
+             AcceptingActionSocket host = AcceptingActionSocket.listen(work.resolve("action.sock"),
+                     Map.of("BRIDGE_WEBHOOK_SECRET", "the-agents-secret"))) {
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.host-socket", host.path().toString())
+                    .with("bridge.action.prepare.command", "env > " + env + "; echo prepared; exit 4").start()) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+            }
+            assertThat(host.hosts()).hasSize(1);
+            assertThat(lines(env)).contains("SEB_EVENT_ID=" + MINE, "SEB_TRANSITION=Scheduled")
+                    .noneMatch(l -> l.startsWith("BRIDGE_") || l.contains("the-agents-secret"));
+            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                    .findFirst().orElseThrow().json();
+            assertThat(failed.path("data").path("exitCode").asInt()).isEqualTo(4);
         }
     }
 }

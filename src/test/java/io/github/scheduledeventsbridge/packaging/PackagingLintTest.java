@@ -148,7 +148,8 @@ class PackagingLintTest {
         assertThat(unit).contains("User=scheduled-events-bridge\n", "DynamicUser=no", "StateDirectory=scheduled-events-bridge",
                 "ProtectSystem=strict", "Restart=on-failure", "NoNewPrivileges=yes", "RestartPreventExitStatus=2",
                 "SystemCallFilter=@system-service", "ProcSubset=pid", "ProtectProc=invisible", "CapabilityBoundingSet=\n",
-                "Wants=scheduled-events-bridge-action.socket");
+                "Wants=scheduled-events-bridge-action.socket",
+                "Environment=BRIDGE_ACTION_HOST_SOCKET=/run/scheduled-events-bridge-action.sock");
     }
 
     /** Commands: their own user and limits, the whole tree killed with the host, netlink for `ss`; only the agent's group connects. */

@@ -42,8 +42,13 @@ class SystemdPackageIT {
     private static final String APPROVALS = "/srv/seb-it/imds/approvals.jsonl";
     /** An event of another VM, first seen by the earlier build: the migrated state must carry it on. */
     private static final String EARLIER = "0F0C1D2E-3A4B-4C5D-8E9F-0A1B2C3D4E5F";
-    /** Highest acceptable `systemd-analyze security` exposure of the agent's unit (0 = most, 10 = least restricted). */
+    /** An event of this VM: its prepare stops myapp.service, its recover starts it again. */
+    private static final String PREPARED = "5E7D1C2B-6A4F-4B0E-9C1D-2E3F4A5B6C7D";
+    /** Highest acceptable `systemd-analyze security` exposure (0 = most, 10 = least restricted): the agent's unit... */
     private static final double AGENT_EXPOSURE_AT_MOST = 1.5;
+    /** ...and a command's, which needs more (D-Bus for systemctl, netlink for ss, chown for its own files). */
+    private static final double COMMAND_EXPOSURE_AT_MOST = 2.0;
+    private static final String EXAMPLES = "/opt/scheduled-events-bridge/examples";
 
     private final String secret = Base64.getEncoder().encodeToString(new SecureRandom().generateSeed(33));
     private BookwormSystemd container;
@@ -61,6 +66,7 @@ class SystemdPackageIT {
         log("booted at %d s", seconds(started));
 
         Path srv = Files.createDirectories(container.root().resolve("srv/seb-it/imds"));
+        installTestTools();
         Files.copy(deb, srv.resolveSibling("scheduled-events-bridge.deb"));
         Path classes = srv.resolveSibling("classes/io/github/scheduledeventsbridge/packaging");
         Files.createDirectories(classes);
@@ -151,6 +157,56 @@ class SystemdPackageIT {
                 .contains("User=scheduled-events-bridge", "DynamicUser=no", "ProcSubset=pid", "ProtectProc=invisible");
     }
 
+    /**
+     * The docs' recipes, as they give them: the polkit rule for myapp.service, the drop-in and directory for
+     * /var/lib/myapp. Then an event of this VM: its prepare (the shipped examples, then a probe of what a command can
+     * reach) runs as the commands' user in a unit of its own, through the socket; its recover starts myapp again.
+     */
+    @Test
+    @Order(4)
+    void commandsActThroughTheDocumentedRecipesAsTheirOwnUserAwayFromTheAgentsSecretsAndState() throws Exception {
+        // As printed (as root here, so without sudo): the polkit rule, then the directory and its drop-in.
+        container.sh(docsBlock("```sh", "/polkit-1/rules.d/").replace("sudo ", ""));
+        container.sh("set -e\n" + docsBlock("```sh", "install -d", "myapp.conf").replace("sudo ", ""));
+        assertThat(container.sh("systemctl is-active myapp.service")).isEqualTo("active\n");
+        Files.writeString(container.root().resolve("srv/seb-it/agent.pid"), mainPid());
+
+        serve(Docs.document(6, Docs.event(PREPARED, "Scheduled", "Reboot", "", FileImds.VM_NAME)));
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> journal().contains("[prepare " + PREPARED + "]") && journal().contains("drained: no connection left on port 9"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(container.root().resolve("var/lib/myapp/probe.txt")));
+        assertThat(container.exec("systemctl is-active myapp.service", Duration.ofSeconds(30)).output()).isEqualTo("inactive\n");
+        // ss lists the connections over netlink (without it, it complains and falls back to /proc/net).
+        assertThat(journal()).doesNotContain("Cannot open netlink socket");
+        assertThat(container.sh("cd /var/lib/myapp/checkpoints && stat -c '%n %U' " + PREPARED + ".ckpt " + PREPARED + ".done"))
+                .isEqualTo(PREPARED + ".ckpt scheduled-events-bridge-action\n" + PREPARED + ".done scheduled-events-bridge-action\n");
+        assertThat(container.root().resolve("var/lib/myapp/checkpoints/" + PREPARED + ".event.json")).content().contains(PREPARED);
+
+        String probe = Files.readString(container.root().resolve("var/lib/myapp/probe.txt"));
+        assertThat(probe).contains("user scheduled-events-bridge-action\n", "/scheduled-events-bridge-action@",
+                        "/etc/scheduled-events-bridge/environment: Permission denied", "cannot touch '/var/lib/scheduled-events-bridge/planted'",
+                        "own directory /var/lib/scheduled-events-bridge-action", "wrote its own directory")
+                .doesNotContain(secret, "BRIDGE_", "wrote the agent's state");
+        assertThat(container.root().resolve("var/lib/scheduled-events-bridge/planted")).doesNotExist();
+        // The same probe as root finds the secret twice (the file, the agent's environment): it can see what it looks for.
+        container.sh("/usr/local/lib/seb-it/probe /root/probe.txt");
+        assertThat(Files.readString(container.root().resolve("root/probe.txt")).split(Pattern.quote("BRIDGE_APPROVAL_SECRET=" + secret), -1))
+                .hasSizeGreaterThanOrEqualTo(3);
+        // The daemon the command left behind went with its unit (KillMode=control-group).
+        Matcher daemon = Pattern.compile("daemon (\\d+)").matcher(probe);
+        assertThat(daemon.find()).as(probe).isTrue();
+        await().atMost(Duration.ofSeconds(30)).until(() -> container.exec("test -e /proc/" + daemon.group(1), Duration.ofSeconds(10)).exitCode() != 0);
+
+        String analysis = container.sh("systemd-analyze security --no-pager scheduled-events-bridge-action@0-1.service");
+        log("systemd-analyze security scheduled-events-bridge-action@.service: %.1f", exposure(analysis));
+        assertThat(exposure(analysis)).as(analysis).isLessThanOrEqualTo(COMMAND_EXPOSURE_AT_MOST);
+
+        serve(Docs.document(7));
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> container.exec("systemctl is-active myapp.service", Duration.ofSeconds(30)).output().equals("active\n"));
+        assertThat(journal()).contains("[recover " + PREPARED + "] starting myapp.service after " + PREPARED);
+    }
+
     @Test
     @Order(10)
     void killNineRestartsIt() throws Exception {
@@ -185,8 +241,10 @@ class SystemdPackageIT {
         container.sh("apt-get purge -y scheduled-events-bridge 2>&1");
         assertThat(container.exec("dpkg-query -W -f='${Status}' scheduled-events-bridge", Duration.ofSeconds(30)).output())
                 .doesNotContain("installed", "config-files");
+        // The operator's own files, from the recipes, are the operator's to delete.
         String left = container.sh("find / -xdev \\( -path /proc -o -path /sys -o -path /var/lib/dpkg -o -path /var/log"
-                + " -o -path /var/cache/apt -o -path /srv/seb-it \\) -prune -o -name '*scheduled-events-bridge*' -print;"
+                + " -o -path /var/cache/apt -o -path /srv/seb-it -o -path /etc/polkit-1/rules.d/50-scheduled-events-bridge-myapp.rules"
+                + " -o -path '/etc/systemd/system/scheduled-events-bridge-action@.service.d' \\) -prune -o -name '*scheduled-events-bridge*' -print;"
                 + " find /run /var/lib/private /var/lib/systemd -name '*scheduled-events-bridge*'");
         assertThat(left).as("left after purge").isEmpty();
         // System users stay, as Debian's do: their IDs are not handed out again to someone who would own their files.
@@ -194,14 +252,67 @@ class SystemdPackageIT {
                 .isEqualTo("scheduled-events-bridge:/usr/sbin/nologin\nscheduled-events-bridge-action:/usr/sbin/nologin\n");
     }
 
-    private String operatorSettings() {
-        return "# the operator's, written before the package\n" + loopbackImds();
+    private String operatorSettings() throws Exception {
+        return "# the operator's, written before the package\n" + loopbackImds()
+                + "bridge.drain.port=8091\n"
+                // The docs' settings for the shipped examples as printed; the prepare goes on with the drain example
+                // and the test's probe.
+                + docsBlock("```properties", "bridge.action.prepare.command=UNIT=myapp.service").replaceFirst("(?m)^(bridge.action.prepare.command=.*)$",
+                        "$1 && SERVICE_PORT=9 PROBE_GRACE_SECONDS=0 " + EXAMPLES + "/actions/drain-behind-load-balancer.sh"
+                        + " && /usr/local/lib/seb-it/probe /var/lib/myapp/probe.txt")
+                + "bridge.action.timeout=60000\n";
+    }
+
+    /**
+     * What the test brings into the container: an application unit for the commands to stop and start, its checkpoint
+     * tool (a stand-in), and a probe of what a command can reach (into the file it is given).
+     */
+    private void installTestTools() throws Exception {
+        Path system = container.root().resolve("etc/systemd/system");
+        Files.writeString(system.resolve("myapp.service"), "[Unit]\nDescription=the application on the VM\n"
+                + "[Service]\nExecStart=/bin/sleep infinity\n[Install]\nWantedBy=multi-user.target\n");
+        Path tools = Files.createDirectories(container.root().resolve("usr/local/lib/seb-it"));
+        // The docs' name for the application's checkpoint tool.
+        Path checkpoint = Files.createDirectories(container.root().resolve("usr/local/bin")).resolve("myapp-checkpoint");
+        Files.writeString(checkpoint, "#!/bin/sh\necho checkpoint > \"$1\"\n");
+        Files.setPosixFilePermissions(checkpoint, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.writeString(tools.resolve("probe"), """
+                #!/bin/sh
+                {
+                  echo "user $(id -un)"
+                  cat /proc/self/cgroup
+                  cat /etc/scheduled-events-bridge/environment
+                  for pid in $(cat /srv/seb-it/agent.pid) $(ls /proc | grep -E '^[0-9]+$'); do
+                    tr '\\0' '\\n' < /proc/$pid/environ | grep '^BRIDGE_'
+                  done
+                  env | grep '^BRIDGE_'
+                  touch /var/lib/scheduled-events-bridge/planted && echo "wrote the agent's state"
+                  echo "own directory $(pwd)"
+                  touch own-file && echo "wrote its own directory"
+                  setsid sleep 600 > /dev/null 2>&1 < /dev/null &
+                  echo "daemon $!"
+                } > "$1" 2>&1
+                """);
+        Files.setPosixFilePermissions(tools.resolve("probe"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        container.sh("systemctl enable --now myapp.service");
     }
 
     private static String loopbackImds() {
         return "bridge.imds.url=http://127.0.0.1:" + IMDS_PORT + "/metadata/scheduledevents\n"
                 + "bridge.imds.instance-url=http://127.0.0.1:" + IMDS_PORT + "/metadata/instance/compute\n"
                 + "bridge.imds.poll-interval=500\n";
+    }
+
+    /** The fenced block of docs/actions-and-drain.md that opens with {@code fence} and holds every one of {@code marks}. */
+    private static String docsBlock(String fence, String... marks) throws Exception {
+        String page = Files.readString(Path.of("docs/actions-and-drain.md"));
+        Matcher block = Pattern.compile("(?m)^" + Pattern.quote(fence) + "\n(.*?)^```$", Pattern.DOTALL).matcher(page);
+        while (block.find()) {
+            if (Stream.of(marks).allMatch(block.group(1)::contains)) {
+                return block.group(1);
+            }
+        }
+        throw new AssertionError("docs/actions-and-drain.md has no " + fence + " block with " + List.of(marks));
     }
 
     private void serve(String document) throws Exception {

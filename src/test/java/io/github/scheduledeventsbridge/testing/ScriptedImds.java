@@ -64,11 +64,10 @@ public final class ScriptedImds implements AutoCloseable {
         server.createContext("/metadata/instance/compute", ex -> {
             instanceRequests.incrementAndGet();
             int code = instanceStatus;
-            answer(ex, code, code != 200 ? "{\"error\":\"scripted\"}" : """
-                    {"name":"vm-under-test","vmId":"11111111-2222-3333-4444-555555555555",
-                     "resourceId":"/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm-under-test",
-                     "location":"westeurope"}""");
+            answer(ex, code, code != 200 ? "{\"error\":\"scripted\"}" : compute("vm-under-test"));
         });
+        // Another VM reading the same Scheduled Events (one event naming several VMs): /vm/<name>/compute.
+        server.createContext("/vm/", ex -> answer(ex, 200, compute(ex.getRequestURI().getPath().split("/")[2])));
         server.start();
     }
 
@@ -78,6 +77,17 @@ public final class ScriptedImds implements AutoCloseable {
 
     public String instanceUrl() {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/metadata/instance/compute";
+    }
+
+    /** Instance metadata naming this VM {@code vmName}, for a second agent beside the first (vm-under-test). */
+    public String instanceUrl(String vmName) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/vm/" + vmName + "/compute";
+    }
+
+    private static String compute(String name) {
+        return "{\"name\":\"" + name + "\",\"vmId\":\"11111111-2222-3333-4444-555555555555\","
+                + "\"resourceId\":\"/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/"
+                + name + "\",\"location\":\"westeurope\"}";
     }
 
     public void serve(String json) {

@@ -1,0 +1,143 @@
+package io.github.scheduledeventsbridge.action;
+
+import io.github.scheduledeventsbridge.testing.AcceptingActionSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The action host as the package runs it, without systemd: a Unix-domain socket whose every connection starts
+ * {@code java ... ActionHost} as a real process (Accept=yes emulated), and the agent's side of it, the host-socket
+ * launcher.
+ */
+class ActionHostTest {
+
+    @TempDir
+    Path work;
+    private AcceptingActionSocket socket;
+    private HostSocketLauncher launcher;
+
+    @BeforeEach
+    void listen() throws Exception {
+        // The host is started with a secret in its own environment: a command must never see it.
+        socket = AcceptingActionSocket.listen(work.resolve("action.sock"),
+                Map.of("BRIDGE_WEBHOOK_SECRET", "must-not-leak", "SOMETHING_ELSE", "not-passed-either"));
+        launcher = new HostSocketLauncher(socket.path());
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        launcher.stop();
+        socket.close();
+    }
+
+    private static CommandSpec spec(String command, Map<String, String> env, byte[] stdin, Duration timeout) {
+        return new CommandSpec(List.of("/bin/sh", "-c", command), env, stdin, timeout, "prepare TEST");
+    }
+
+    @Test
+    void aCommandRunsInTheHostWithAMinimalEnvironmentItsInputAndItsOutputComesBack() throws Exception {
+        Path env = work.resolve("env");
+        RecordingObserver seen = new RecordingObserver();
+        CommandResult result = launcher.run(spec("env > " + env + "; cat; echo; echo second line; exit 3",
+                Map.of("SEB_EVENT_ID", "E1", "SEB_DESCRIPTION", "with\u0000a NUL"),
+                "{\"the\":\"cloud event\"}".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(30)), seen);
+
+        assertThat(result.outcome()).isEqualTo("failed");
+        assertThat(result.exitCode()).isEqualTo(3);
+        assertThat(seen.lines).containsExactly("{\"the\":\"cloud event\"}", "second line");
+        assertThat(seen.pids).hasSize(1);
+        List<String> variables = Files.readAllLines(env);
+        assertThat(variables).contains("SEB_EVENT_ID=E1", "SEB_DESCRIPTION=with a NUL", "LANG=C.UTF-8")
+                .anyMatch(v -> v.startsWith("PATH=/usr/local/sbin:"))
+                .noneMatch(v -> v.contains("must-not-leak") || v.startsWith("SOMETHING_ELSE"));
+        assertThat(socket.hosts()).hasSize(1);
+        assertThat(socket.hosts().get(0).waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(socket.hosts().get(0).exitValue()).isZero();
+    }
+
+    @Test
+    void theHostKillsTheWholeTreeAtTheTimeoutAndSaysTimedOut() throws Exception {
+        Path pid = work.resolve("child.pid");
+        RecordingObserver seen = new RecordingObserver();
+        CommandResult result = launcher.run(spec("sleep 300 & echo $! > " + pid + "; (sleep 301 &); wait", Map.of(),
+                new byte[0], Duration.ofMillis(1500)), seen);
+
+        assertThat(result.outcome()).isEqualTo("timed-out");
+        assertThat(result.exitCode()).isNull();
+        long child = Long.parseLong(Files.readString(pid).trim());
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(child).map(p -> !p.isAlive()).orElse(true));
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.allProcesses()
+                .noneMatch(p -> p.info().commandLine().orElse("").contains("sleep 301")));
+    }
+
+    @Test
+    void whenTheAgentGoesAwayTheHostKillsItsCommandAndExits() throws Exception {
+        Path pid = work.resolve("command.pid");
+        RecordingObserver seen = new RecordingObserver();
+        CompletableFuture<CommandResult> running = CompletableFuture.supplyAsync(() -> {
+            try {
+                return launcher.run(spec("echo $$ > " + pid + "; sleep 300", Map.of(), new byte[0],
+                        Duration.ofMinutes(10)), seen);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(pid) && Files.size(pid) > 0);
+        long command = Long.parseLong(Files.readString(pid).trim());
+        assertThat(ProcessHandle.of(command)).isPresent();
+
+        launcher.stop();
+
+        Process host = socket.hosts().get(0);
+        assertThat(host.waitFor(15, TimeUnit.SECONDS)).as("the host exits").isTrue();
+        assertThat(host.exitValue()).isEqualTo(ActionHost.CONNECTION_LOST);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(command).map(p -> !p.isAlive()).orElse(true));
+        assertThat(running).failsWithin(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void aRequestWithAnythingButSebVariablesIsRefusedAndNothingRuns() throws Exception {
+        Path ran = work.resolve("ran");
+        CommandResult result = launcher.run(spec("touch " + ran, Map.of("LD_PRELOAD", "/tmp/evil.so"), new byte[0],
+                Duration.ofSeconds(30)), new RecordingObserver());
+
+        assertThat(result.outcome()).isEqualTo("failed");
+        assertThat(result.failure()).contains("ended without an outcome");
+        assertThat(ran).doesNotExist();
+        Process host = socket.hosts().get(0);
+        assertThat(host.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(host.exitValue()).isEqualTo(ActionHost.BAD_REQUEST);
+    }
+
+    @Test
+    void noHostListeningIsAFailureThatSaysWhere() throws Exception {
+        HostSocketLauncher nowhere = new HostSocketLauncher(work.resolve("missing.sock"));
+        CommandResult result = nowhere.run(spec("true", Map.of(), new byte[0], Duration.ofSeconds(5)), new RecordingObserver());
+        assertThat(result.outcome()).isEqualTo("failed");
+        assertThat(result.failure()).contains("cannot reach the action host at " + work.resolve("missing.sock"));
+    }
+
+    @Test
+    void outputBeyondTheBoundsIsDroppedInTheHostAndCounted() throws Exception {
+        RecordingObserver seen = new RecordingObserver();
+        CommandResult result = launcher.run(spec("yes x | head -n 200000", Map.of(), new byte[0],
+                Duration.ofSeconds(60)), seen);
+        assertThat(result.succeeded()).isTrue();
+        assertThat(seen.lines.size()).isBetween(OutputLimiter.BURST_LINES, OutputLimiter.BURST_LINES + 500);
+        assertThat(seen.droppedBytes).isGreaterThan(300_000);
+    }
+}
