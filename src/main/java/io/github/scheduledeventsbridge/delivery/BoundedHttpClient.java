@@ -21,7 +21,6 @@ import org.apache.hc.core5.ssl.SSLContexts;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -163,7 +162,7 @@ public final class BoundedHttpClient implements HttpClientConfigurer {
         }
     }
 
-    private static final class BoundedStream extends FilterInputStream {
+    private static final class BoundedStream extends BoundedReads {
         private final AttemptDeadlines.Attempt attempt;
         private int read;
         private boolean ended;
@@ -172,12 +171,6 @@ public final class BoundedHttpClient implements HttpClientConfigurer {
         BoundedStream(InputStream in, AttemptDeadlines.Attempt attempt) {
             super(in);
             this.attempt = attempt;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override

@@ -1,9 +1,9 @@
 package io.github.scheduledeventsbridge.delivery.email;
 
 import io.github.scheduledeventsbridge.delivery.AttemptDeadlines;
+import io.github.scheduledeventsbridge.delivery.BoundedReads;
 
 import javax.net.SocketFactory;
-import java.io.FilterInputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -143,15 +143,9 @@ final class BoundedSmtpSockets extends SocketFactory {
             return (int) Math.min(wanted, MAX_REPLY_BYTES - sinceLastWrite);
         }
 
-        private final class Replies extends FilterInputStream {
+        private final class Replies extends BoundedReads {
             Replies(InputStream in) {
                 super(in);
-            }
-
-            @Override
-            public int read() throws IOException {
-                byte[] one = new byte[1];
-                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
             }
 
             @Override
