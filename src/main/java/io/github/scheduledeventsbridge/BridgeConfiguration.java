@@ -12,6 +12,8 @@ import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.config.ConfigurationSources;
 import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
 import io.github.scheduledeventsbridge.config.SecretStrength;
+import io.github.scheduledeventsbridge.delivery.AttemptDeadlines;
+import io.github.scheduledeventsbridge.delivery.BoundedHttpClient;
 import io.github.scheduledeventsbridge.delivery.DeadLetters;
 import io.github.scheduledeventsbridge.delivery.DeliveryRejections;
 import io.github.scheduledeventsbridge.delivery.Dispatcher;
@@ -38,6 +40,7 @@ import io.github.scheduledeventsbridge.health.PollMetrics;
 import io.github.scheduledeventsbridge.health.Readiness;
 import io.github.scheduledeventsbridge.health.ReadinessChecks;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
+import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.management.ManagementServer;
@@ -61,6 +64,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -86,13 +90,14 @@ public class BridgeConfiguration implements CamelConfiguration {
                 platform);
         AtomicFiles.removeLeftovers(settings.stateDir());
         ManagementServer.install(context, settings.management());
+        rememberSecrets(settings);
 
         Clock clock = Clock.systemUTC();
         Registry registry = context.getRegistry();
         // The last known identity (state dir) answers for this VM until IMDS instance metadata does.
         VmIdentity identity = new VmIdentity(clock, settings.stateDir());
         ResourceFilter resourceFilter = new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity);
-        StorageHealth storage = new StorageHealth();
+        StorageHealth storage = new StorageHealth(clock);
         // Tests bind their own "bootTime"; the agent asks the platform.
         BootTime bootTime = java.util.Optional.ofNullable(context.getRegistry().lookupByNameAndType("bootTime", BootTime.class))
                 .orElseGet(platform::bootTime);
@@ -104,9 +109,13 @@ public class BridgeConfiguration implements CamelConfiguration {
         SinkRegistry sinks = new SinkRegistry(sinks(settings, identity, legacySpoolIds));
         DeadLetters deadLetters = new DeadLetters(spool, clock);
         SpoolInventory inventory = new SpoolInventory(spool.root(), sinks, deadLetters, legacySpoolIds);
+        // One deadline per delivery attempt, and peers' answers read only so far (every sink).
+        AttemptDeadlines deadlines = new AttemptDeadlines(settings.delivery().attemptTimeout());
+        context.addService(deadlines, true, true);
+        registry.bind("boundedHttpClient", new BoundedHttpClient(context, deadlines));
         // Sink secrets go to the components, never into endpoint URIs (route dumps, Hawtio).
-        EmailSink.configureComponent(context, settings.email());
-        EventHubsSink.configureComponent(context, settings.eventHubs());
+        EmailSink.configureComponent(context, settings.email(), deadlines);
+        EventHubsSink.configureComponent(context, settings.eventHubs(), deadlines.timeout());
 
         registry.bind("vmIdentity", identity);
         registry.bind("journal", journal);
@@ -117,7 +126,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         PollBackoff pollBackoff = new PollBackoff(clock, settings.imds().pollInterval(), settings.imds().maxBackoff());
         registry.bind("pollBackoff", pollBackoff);
         OutageLog outageLog = new OutageLog(OutageLog.Settings.read(new io.github.scheduledeventsbridge.config.SettingsReader(
-                key -> properties.resolveProperty(key).orElse(null))), sinks, spool, pollBackoff, clock);
+                key -> properties.resolveProperty(key).orElse(null))), sinks, spool, pollBackoff, clock).watching(storage);
         registry.bind("outageLog", outageLog);
         // Its summaries tick with the context; once the routes stopped, one line per sink counts what stays in the spool,
         // and spool documents keep only their messages still waiting (a graceful stop: no lane sends any more).
@@ -125,7 +134,12 @@ public class BridgeConfiguration implements CamelConfiguration {
         context.getManagementStrategy().addEventNotifier(new org.apache.camel.support.SimpleEventNotifierSupport() {
             @Override
             public void notify(org.apache.camel.spi.CamelEvent event) {
-                if (event instanceof org.apache.camel.spi.CamelEvent.CamelContextRoutesStoppedEvent) {
+                if (event instanceof org.apache.camel.spi.CamelEvent.CamelContextStoppingEvent) {
+                    // A third of the shutdown timeout for attempts in flight: a hung receiver cannot hold the stop,
+                    // which also waits for each lane's queue to be left (up to a second per lane).
+                    deadlines.stopping(Duration.ofMillis(context.getShutdownStrategy().getTimeUnit()
+                            .toMillis(context.getShutdownStrategy().getTimeout()) / 3));
+                } else if (event instanceof org.apache.camel.spi.CamelEvent.CamelContextRoutesStoppedEvent) {
                     spool.keepOnlyWaitingDocuments();
                     outageLog.reportBacklog();
                 }
@@ -224,6 +238,18 @@ public class BridgeConfiguration implements CamelConfiguration {
             return BridgeSettings.read(values, platform);
         } catch (BadConfigurationException bad) {
             throw bad.from(sources.origin(bad.key()));
+        }
+    }
+
+    /** What a peer's answer must never show in a log or a dead letter's reason, should it echo it back. */
+    private static void rememberSecrets(BridgeSettings settings) {
+        List.of(settings.webhook().secret(), settings.approval().secret(), settings.email().password(),
+                settings.management().password()).forEach(Redaction::secret);
+        settings.webhook().targets().forEach(target -> Redaction.secretsOf(target.url()));
+        for (String part : settings.eventHubs().connectionString().split(";")) {
+            if (part.regionMatches(true, 0, "SharedAccessKey=", 0, "SharedAccessKey=".length())) {
+                Redaction.secret(part.substring("SharedAccessKey=".length()));
+            }
         }
     }
 

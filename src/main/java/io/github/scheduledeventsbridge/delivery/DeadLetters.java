@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.delivery;
 
+import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.state.AtomicFiles;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeProperty;
@@ -106,7 +107,8 @@ public final class DeadLetters {
         return counts.computeIfAbsent(sinkId, id -> new AtomicLong());
     }
 
+    /** A reason on one line, what a peer said in it redacted (it may quote credentials). */
     private static String oneLine(String text) {
-        return text == null ? "refused" : text.replaceAll("\\s+", " ").trim();
+        return text == null ? "refused" : Redaction.peerText(text.replaceAll("\\s+", " ").trim());
     }
 }

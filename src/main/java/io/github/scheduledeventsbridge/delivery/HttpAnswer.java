@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.delivery;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.logging.Redaction;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeProperty;
 import org.apache.camel.Header;
@@ -91,15 +91,19 @@ public final class HttpAnswer {
         return java.util.Optional.of(delay.compareTo(RETRY_AFTER_CAP) > 0 ? RETRY_AFTER_CAP : delay);
     }
 
-    /** The status text and the start of the body, on one line, URLs reduced to their host: fit for a log. */
+    /**
+     * The status text and the start of the body (camel-http hands over at most {@link BoundedHttpClient#MAX_ANSWER_BYTES}
+     * of it), on one line, redacted ({@link Redaction#answerBody}: an echoed request's tokens and credentials, URLs
+     * reduced to their host): fit for a log and a dead letter's reason.
+     */
     static String reason(String statusText, String body) {
         StringBuilder reason = new StringBuilder();
         if (statusText != null && !statusText.isBlank()) {
-            reason.append(' ').append(statusText.trim());
+            reason.append(' ').append(Redaction.peerText(statusText.trim()));
         }
         if (body != null && !body.isBlank()) {
-            String redacted = BridgeSettings.redactUrlsIn(body.replaceAll("\\s+", " ").trim());
-            String text = redacted.length() > REASON_LENGTH ? redacted.substring(0, REASON_LENGTH) + "…" : redacted.toString();
+            String redacted = Redaction.answerBody(body.replaceAll("\\s+", " ").trim());
+            String text = redacted.length() > REASON_LENGTH ? redacted.substring(0, REASON_LENGTH) + "…" : redacted;
             reason.append(": ").append(text);
         }
         return reason.toString();

@@ -44,6 +44,8 @@ public final class Spool implements SpoolMXBean {
     /** Threads that force the files of a big document to disk (a thread mostly waits for the disk). */
     private final SpoolForcer forcer = new SpoolForcer();
     private final WaitingDocuments documents = new WaitingDocuments();
+    /** Delivered files the disk would not let go of yet. */
+    private final SpoolCleanup cleanup = new SpoolCleanup();
 
     public Spool(Path root) {
         this(root, Clock.systemUTC());
@@ -226,13 +228,16 @@ public final class Spool implements SpoolMXBean {
         }
     }
 
-    /** Route step after the sink confirmed: the message leaves the spool. */
-    public void delivered(Exchange exchange) throws IOException {
+    /**
+     * Route step after the sink confirmed: the message leaves the spool. Its file is deleted, or, when the disk cannot
+     * be written just now, deleted as soon as it can be ({@link SpoolCleanup}): either way it no longer waits.
+     */
+    public void delivered(Exchange exchange) {
         SpoolEntry entry = exchange.getProperty(ENTRY_PROPERTY, SpoolEntry.class);
         if (entry.document() != null) {
             lastDelivered.put(entry.sinkId(), clock.instant());
             removed(entry);
-        } else if (AtomicFiles.deleteIfExists(entry.file())) {
+        } else if (cleanup.delete(entry.file())) {
             lastDelivered.put(entry.sinkId(), clock.instant());
             if (counter(entry.sinkId()).decrementAndGet() <= 0) {
                 waitingSince.remove(entry.sinkId());
@@ -241,15 +246,15 @@ public final class Spool implements SpoolMXBean {
     }
 
     /** The entry left the spool without being delivered (dead-lettered): it no longer counts as waiting. */
-    void removed(SpoolEntry entry) throws IOException {
+    void removed(SpoolEntry entry) {
         if (entry.document() != null) {
             int waiting = entry.document().settle(entry.index());
             if (waiting == SpoolDocument.ALREADY_SETTLED) {
                 return;
             }
             if (waiting == 0) {
-                AtomicFiles.deleteIfExists(entry.document().file());
                 documents.remove(entry.document());
+                cleanup.delete(entry.document().file());
             }
         }
         if (counter(entry.sinkId()).decrementAndGet() <= 0) {
@@ -259,10 +264,12 @@ public final class Spool implements SpoolMXBean {
 
     /**
      * Once the routes stopped (a graceful stop): each spool document keeps only its messages still waiting (see
-     * {@link WaitingDocuments}), so the next start does not send the delivered ones again.
+     * {@link WaitingDocuments}), so the next start does not send the delivered ones again; delivered files that
+     * could not be deleted are named in the log (they are sent again).
      */
     public void keepOnlyWaitingDocuments() {
         documents.keepOnlyWaiting();
+        cleanup.stop();
     }
 
     /** Retries end only when the agent stops: the message is not lost, it waits on disk. */

@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.health;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
@@ -59,6 +59,7 @@ public final class OutageLog extends ServiceSupport {
     private final Clock clock;
     private final Map<String, Outage> sinkOutages = new ConcurrentHashMap<>();
     private volatile Instant imdsLastLogged;
+    private volatile StorageHealth storage;
     private ScheduledExecutorService ticker;
 
     public OutageLog(Settings settings, SinkRegistry sinks, Spool spool, PollBackoff poll, Clock clock) {
@@ -115,9 +116,19 @@ public final class OutageLog extends ServiceSupport {
                 outage.failedAttempts, spool.depth(sinkId));
     }
 
+    /** Also the summaries of a state or spool that cannot be written (StorageHealth's words). */
+    public OutageLog watching(StorageHealth storage) {
+        this.storage = storage;
+        return this;
+    }
+
     /** Logs the summaries that are due; called by the ticker, and by tests. */
     public void summarize() {
         Instant now = clock.instant();
+        StorageHealth watched = storage;
+        if (watched != null) {
+            watched.summarize(settings.summaryInterval());
+        }
         sinkOutages.forEach((sinkId, outage) -> {
             synchronized (outage) {
                 if (Duration.between(outage.lastLogged, now).compareTo(settings.summaryInterval()) < 0) {
@@ -151,13 +162,24 @@ public final class OutageLog extends ServiceSupport {
         }
     }
 
+    /**
+     * The failure in one line, redacted (a peer's reply may quote credentials: {@link Redaction#peerText}); a wrapper's
+     * generic message ("Exception reading response") is followed by what its root cause says.
+     */
     static String describe(Throwable cause) {
         if (cause == null) {
             return "unknown error";
         }
         String message = cause.getMessage() == null ? cause.getClass().getSimpleName()
                 : cause.getClass().getSimpleName() + ": " + cause.getMessage();
-        String text = BridgeSettings.redactUrlsIn(message);
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root != cause && root.getMessage() != null && !message.contains(root.getMessage())) {
+            message += " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        }
+        String text = Redaction.peerText(message.replaceAll("\\s+", " ").trim());
         return text.length() > 300 ? text.substring(0, 300) + "…" : text;
     }
 

@@ -25,6 +25,18 @@ public final class ImdsDocumentParser {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
+    /** Null: fields of an odd shape are taken leniently without a word (the state file's own copy). */
+    private final EventShapes shapes;
+
+    public ImdsDocumentParser() {
+        this(false);
+    }
+
+    /** {@code warnOddShapes}: what IMDS sends, each event's odd fields said once (see {@link EventShapes}). */
+    public ImdsDocumentParser(boolean warnOddShapes) {
+        this.shapes = warnOddShapes ? new EventShapes() : null;
+    }
+
     public ImdsDocument parse(String body) {
         if (body == null || body.isBlank()) {
             throw new InvalidDocumentException("empty body");
@@ -54,6 +66,12 @@ public final class ImdsDocumentParser {
                 throw new InvalidDocumentException("EventId " + event.eventId() + " appears twice");
             }
             parsed.add(event);
+        }
+        if (shapes != null) {
+            shapes.retainOnly(seen);
+            for (int i = 0; i < parsed.size(); i++) {
+                shapes.check(parsed.get(i).key(), parsed.get(i).eventId(), events.get(i));
+            }
         }
         return new ImdsDocument(incarnation.asLong(), parsed);
     }

@@ -30,7 +30,7 @@ public final class ImdsResponse {
     static final int NOT_MODIFIED = 304;
     static final String IF_NONE_MATCH = "If-None-Match";
 
-    private final ImdsDocumentParser parser = new ImdsDocumentParser();
+    private final ImdsDocumentParser parser = new ImdsDocumentParser(true);
     private final long maxDocumentSize;
     /** The last document this run read, its bytes and the ETag IMDS sent with them (or null); replaced together. */
     private volatile Last last;

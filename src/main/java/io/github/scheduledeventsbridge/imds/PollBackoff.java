@@ -62,24 +62,20 @@ public final class PollBackoff {
     }
 
     public synchronized Duration failed(Throwable cause) {
-        consecutiveFailures++;
         String kind = kind(cause);
         lastFailureKind = kind;
+        if (kind.equals("state-write")) {
+            // IMDS answered: not an IMDS failure (no back-off, no "IMDS recovered" next poll). The storage health
+            // check carries the reason, and StorageHealth logs the outage once, then in summaries.
+            return Duration.ZERO;
+        }
+        consecutiveFailures++;
         Duration delay = Duration.ZERO;
         if (cause instanceof ImdsStatusException status && slowDown(status.status())) {
             // IMDS's own Retry-After wins over our ceiling, within reason.
             Duration exponential = exponential().compareTo(ceiling) > 0 ? ceiling : exponential();
             delay = longest(exponential, retryAfter(status.retryAfter()));
             notBefore = clock.instant().plus(delay);
-        }
-        if (kind.equals("state-write")) {
-            // Not an IMDS problem, and one an operator must fix: at ERROR, but once a minute or so (the
-            // storage readiness check carries the reason all along).
-            if (consecutiveFailures == 1 || consecutiveFailures % 60 == 0) {
-                LOG.error("A complete IMDS document could not be recorded: {}. Nothing is lost: the state is unchanged "
-                    + "and the change is recorded as soon as writing works again", cause.getMessage());
-            }
-            return delay;
         }
         // One line for the first failure; OutageLog then writes a summary every bridge.log.summary-interval.
         if (consecutiveFailures == 1) {

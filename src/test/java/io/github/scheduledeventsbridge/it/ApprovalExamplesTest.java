@@ -9,6 +9,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The documented approval clients, run as printed with bash, curl and openssl against the built-in simulator:
- * the snippet in config/approval.example.properties, the same one in docs/approvals.md, and bin/approve.
+ * The documented approval clients, run as printed with bash, curl and python3 against the built-in simulator:
+ * the snippet in config/approval.example.properties, the same one in docs/approvals.md, and bin/approve. None of them
+ * puts the secret on a command line.
  */
 class ApprovalExamplesTest {
 
@@ -59,7 +61,7 @@ class ApprovalExamplesTest {
     @Test
     void theExampleAndDocumentedSnippetsAreTheSameAndApproveAPendingEvent() throws Exception {
         List<String> example = Files.readAllLines(Path.of("config/approval.example.properties")).stream()
-                .dropWhile(l -> !l.contains("The same by hand with openssl and curl")).skip(1)
+                .dropWhile(l -> !l.contains("never put on a command line, where other local users could read it):")).skip(1)
                 .takeWhile(l -> l.startsWith("#   ")).map(l -> l.substring(4)).toList();
         String page = Files.readString(Path.of("docs/approvals.md"));
         int fence = page.indexOf("```bash\nurl=http://localhost:8089");
@@ -93,6 +95,57 @@ class ApprovalExamplesTest {
         assertThat(again.exit()).as("no longer Scheduled").isEqualTo(1);
         assertThat(again.output()).contains("\"error\"");
         assertThat(bash("BRIDGE_APPROVAL_SECRET=wrong-secret-wrong-secret-wrong-secret bin/approve --list").exit()).isEqualTo(1);
+    }
+
+    /**
+     * Every program the clients start is recorded with its arguments (a shim for each name on the PATH writes them,
+     * then runs the real one): what another local user would read in /proc/PID/cmdline. The secret is in none.
+     */
+    @Test
+    void neitherBinApproveNorTheSnippetPutsTheSecretOnACommandLine() throws Exception {
+        Path argv = state.resolve("argv.log");
+        String path = shimEveryCommand(state.resolve("shims"), argv);
+        String pending = await().atMost(Duration.ofSeconds(30)).until(this::scheduledEvent, id -> id != null);
+        List<String> snippet = new ArrayList<>(Files.readAllLines(Path.of("config/approval.example.properties")).stream()
+                .dropWhile(l -> !l.contains("never put on a command line, where other local users could read it):")).skip(1)
+                .takeWhile(l -> l.startsWith("#   ")).map(l -> l.substring(4)).toList());
+        snippet.set(0, "url=" + url + "; id=" + pending);
+
+        Result list = bash("PATH=" + path + " bin/approve --list");
+        Result snippetRun = bash("export PATH=" + path + "\n" + String.join("\n", snippet) + "\n");
+        Result approve = bash("PATH=" + path + " bin/approve " + pending);
+
+        assertThat(list.exit()).as(list.toString()).isZero();
+        assertThat(snippetRun.output()).as(snippetRun.toString()).contains(pending);
+        assertThat(approve.output()).as(approve.toString()).contains(pending);
+        List<String> commandLines = Files.readAllLines(argv);
+        assertThat(commandLines).as("the shims saw the clients' programs")
+                .anyMatch(l -> l.startsWith("curl ")).anyMatch(l -> l.startsWith("python3 ")).anyMatch(l -> l.startsWith("od "));
+        assertThat(commandLines).allSatisfy(line -> assertThat(line).doesNotContain(SECRET));
+    }
+
+    /** A directory of shims, one per program name on the PATH; returns the PATH that puts them first. */
+    private static String shimEveryCommand(Path shims, Path argv) throws IOException {
+        Files.createDirectories(shims);
+        String realPath = System.getenv("PATH");
+        Path shim = shims.resolve(".record-and-run");
+        // Shell built-ins only (no program of its own), and the PATH left as it is, so that what the real program
+        // starts goes through the shims too.
+        Files.writeString(shim, "#!/bin/sh\nname=${0##*/}\nprintf '%s\\n' \"$name $*\" >> '" + argv + "'\n"
+                + "real='" + realPath + "'\nIFS=:\nfor dir in $real; do\n"
+                + "  if [ -x \"$dir/$name\" ] && [ ! -d \"$dir/$name\" ]; then IFS=' '; exec \"$dir/$name\" \"$@\"; fi\n"
+                + "done\nexit 127\n");
+        shim.toFile().setExecutable(true);
+        for (String directory : realPath.split(":")) {
+            File[] programs = new File(directory).listFiles(File::canExecute);
+            for (File program : programs == null ? new File[0] : programs) {
+                Path link = shims.resolve(program.getName());
+                if (!program.isDirectory() && !Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    Files.createSymbolicLink(link, shim);
+                }
+            }
+        }
+        return shims + ":" + realPath;
     }
 
     private boolean isScheduled(String eventId) throws IOException {

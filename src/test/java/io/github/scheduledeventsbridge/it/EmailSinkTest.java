@@ -285,6 +285,28 @@ class EmailSinkTest {
                 .noneMatch(m -> m.subject().contains(freeze) || m.text().contains(freeze));
     }
 
+    /**
+     * A server that greets one byte a second never trips the per-read timeout: the attempt's deadline
+     * (bridge.delivery.attempt-timeout) ends it, and the next attempt, greeted properly, delivers.
+     */
+    @Test
+    void aGreetingTricklingOneByteASecondIsOneAttemptEndedAtItsDeadline() throws Exception {
+        io.github.scheduledeventsbridge.testing.RefusingSmtpServer server =
+                new io.github.scheduledeventsbridge.testing.RefusingSmtpServer(mail -> false);
+        closeLast.add(server);
+        server.hostileGreetings(1, 1_000_000, Duration.ofSeconds(1));
+        String reboot = id('t');
+        imds.serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE)));
+        java.time.Instant started = java.time.Instant.now();
+        InProcessAgent agent = start(agent(server.port()).with("bridge.delivery.attempt-timeout", "3000"));
+
+        await().atMost(WAIT).until(() -> server.accepted().size() == 1);
+        assertThat(server.connections()).isEqualTo(2);
+        assertThat(Duration.between(started, java.time.Instant.now())).isLessThan(WAIT);
+        assertThat(server.accepted().get(0)).contains(reboot);
+        await().atMost(WAIT).until(() -> agent.bean("spool", Spool.class).depth("email") == 0);
+    }
+
     @Test
     void whileTheSmtpServerIsDownMailsWaitInTheSpoolAndArriveOnceInOrderWhenItIsUp() throws Exception {
         int port;

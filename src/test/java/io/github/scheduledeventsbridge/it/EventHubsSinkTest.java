@@ -111,6 +111,27 @@ class EventHubsSinkTest {
         return json(m).path("id").asText();
     }
 
+    /**
+     * A hub that takes the events and never settles them: with the agent's defaults (no SDK retry policy set) an SDK
+     * try ends at bridge.delivery.attempt-timeout, so the attempt fails within seconds and the lane's own retries take
+     * over, rather than after the SDK's default of four tries of a minute each.
+     */
+    @Test
+    void aHubThatNeverSettlesIsAFailedAttemptWithinTheAttemptTimeout() throws Exception {
+        peer.neverSettle(true);
+        imds.serve(Docs.document(2, scheduled(1)));
+        try (io.github.scheduledeventsbridge.testing.LogCapture log = io.github.scheduledeventsbridge.testing.LogCapture.install();
+             InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+                     .with("bridge.eventhubs.connection-string", peer.connectionString("hub"))
+                     .with("bridge.delivery.attempt-timeout", "2000").start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> log.text().contains("is failing"));
+            assertThat(peer.messages()).isEmpty();
+            peer.neverSettle(false);
+            await().atMost(Duration.ofSeconds(30)).until(() -> peer.messages().size() == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> agent.bean("spool", Spool.class).depth("eventhubs") == 0);
+        }
+    }
+
     @Test
     void aLifeCycleArrivesAsCloudEventsWithPropertiesAndTheVmAsPartitionKey() throws Exception {
         String a = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";

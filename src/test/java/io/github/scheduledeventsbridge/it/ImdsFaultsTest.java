@@ -54,6 +54,36 @@ class ImdsFaultsTest {
                 .start();
     }
 
+    /**
+     * Fields of the wrong shape are taken leniently (the document is complete) but not silently: one WARN per event,
+     * however often the document is read again, and again once such an event comes back after it was gone.
+     */
+    @Test
+    void fieldsOfTheWrongShapeAreSaidOncePerEvent() throws Exception {
+        String odd = "ODDODDOD-0000-0000-0000-000000000001";
+        String oddEvent = Docs.scheduled(odd, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm")
+                .replace("\"Resources\":[\"vm\"]", "\"Resources\":\"vm\"")
+                .replace("\"EventStatus\":\"Scheduled\"", "\"EventStatus\":\"Postponed\"");
+        try (io.github.scheduledeventsbridge.testing.LogCapture log = io.github.scheduledeventsbridge.testing.LogCapture.install();
+             InProcessAgent agent = agent()) {
+            for (int incarnation = 2; incarnation <= 4; incarnation++) {
+                imds.serve(Docs.document(incarnation, oddEvent, Docs.scheduled(EVENT + incarnation, "Reboot", "", "vm")));
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(10)).until(() -> imds.documentsServed() >= served + 2);
+            }
+            imds.serve(Docs.document(5));
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(10)).until(() -> imds.documentsServed() >= served + 2);
+            imds.serve(Docs.document(6, oddEvent));
+            await().atMost(Duration.ofSeconds(10)).until(() -> imds.documentsServed() >= served + 4);
+            List<String> warnings = log.lines().stream().filter(l -> l.startsWith("WARN") && l.contains(odd)).toList();
+            assertThat(warnings).as("once while listed, once more when it came back").hasSize(2);
+            assertThat(warnings.get(0)).contains("Resources is a string, not an array: taken as no resources",
+                    "EventStatus 'Postponed' is neither Scheduled nor Started");
+            assertThat(log.lines()).filteredOn(l -> l.startsWith("WARN") && l.contains("unexpected shape")).hasSize(2);
+        }
+    }
+
     @Test
     void everyFaultChangesNothingAndRecoveryInventsNothing() throws Exception {
         imds.serve(DOC_SCHEDULED);

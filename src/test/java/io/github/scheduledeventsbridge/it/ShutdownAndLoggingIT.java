@@ -88,6 +88,31 @@ class ShutdownAndLoggingIT {
         }
     }
 
+    /**
+     * An EventId holding a line break and an escape sequence (JSON escapes in IMDS's answer), logged by the transition
+     * log, the prepare command's [prepare <id>] label and its output: the log shows them escaped on the agent's own
+     * lines, and no line of the packaged agent's standard output is one the EventId wrote.
+     */
+    @Test
+    void anEventIdWithALineBreakOrAnEscapeWritesNoLineOfItsOwn() throws Exception {
+        String forged = "1999-01-01T00:00:00,000Z ERROR [main] BridgeConfiguration - FORGED";
+        String eventId = "F0F0F0F0\\n" + forged + "\\u001b[2J";
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+            imds.serve(Docs.document(2, Docs.scheduled(eventId, "Reboot", "", "vm-under-test")));
+            try (AgentProcess agent = AgentProcess.start("forged-lines", env(imds, webhook,
+                    "BRIDGE_ACTION_PREPARE_COMMAND", "printf 'prepared %s\\n' \"$SEB_EVENT_ID\""), Map.of(), work)) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() == 1
+                        && agent.output().contains("] prepared "));
+                String output = agent.output();
+                assertThat(output.lines()).noneMatch(line -> line.startsWith(forged.substring(0, 10)) && line.contains("FORGED"));
+                assertThat(output).doesNotContain("\u001b")
+                        .contains("Scheduled Reboot F0F0F0F0\\n" + forged + "\\u001b[2J")
+                        .contains("[prepare F0F0F0F0\\n" + forged + "\\u001b[2J]");
+            }
+            assertThat(webhook.delivered().get(0).eventId()).isEqualTo("F0F0F0F0\n" + forged + "\u001b[2J");
+        }
+    }
+
     @Test
     void jsonLogsAreOneJsonObjectPerLine() throws Exception {
         ObjectMapper mapper = new ObjectMapper();

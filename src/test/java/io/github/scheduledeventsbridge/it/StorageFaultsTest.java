@@ -4,6 +4,7 @@ import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
+import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.apache.camel.health.HealthCheck;
@@ -125,6 +126,33 @@ class StorageFaultsTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
         }
         assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
+    }
+
+    /**
+     * A spool that stays unwritable for many polls: one ERROR that says what is on disk (the transitions are in
+     * state.json's outbox; the state is not "unchanged"), summaries while it lasts, one line when it is over, and
+     * no IMDS failure or recovery, since IMDS answered every poll.
+     */
+    @Test
+    void aSpoolThatStaysUnwritableIsOneErrorThenSummariesThenOneLineWhenItWorks() throws Exception {
+        imds.serve(Docs.document(2, scheduled(A)));
+        try (LogCapture log = LogCapture.install();
+             InProcessAgent agent = agent().with("bridge.log.summary-interval", "1000").start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            unwritable(agent, ".0000000000000000002.json");
+            imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isPresent());
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 8
+                    && log.text().contains("The spool still cannot be written"));
+            writable();
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
+
+            assertThat(log.lines()).filteredOn(l -> l.startsWith("ERROR")).singleElement().asString()
+                    .contains("The spool cannot be written", "recorded in state.json (its outbox)");
+            assertThat(log.text()).doesNotContain("the state is unchanged", "IMDS recovered", "IMDS poll failed")
+                    .contains("The spool can be written again");
+        }
     }
 
     @Test

@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -66,6 +67,38 @@ class LineFormatterTest {
         assertThat(line).startsWith("2026-11-23T01:05:36,191Z WARN  [")
                 .contains("] AbstractCamelContext - failed\njava.lang.IllegalStateException: boom\n\tat ")
                 .contains("Caused by: java.lang.RuntimeException: root").endsWith("\n");
+    }
+
+    /** What an IMDS EventId, a command's output or a peer's answer could hold to write a line of its own. */
+    private static final String FORGERY = "x\n2026-11-23T01:05:36,191Z ERROR [main] BridgeConfiguration - FORGED\r"
+            + "\u001b[2J\u0085\u2028end";
+
+    @Test
+    void controlCharactersInTheMessageTheThreadNameOrAnExceptionCannotStartALine() {
+        Thread thread = Thread.currentThread();
+        String name = thread.getName();
+        thread.setName("prepare " + FORGERY);
+        String text;
+        try {
+            text = text(record(Level.INFO, "io.github.scheduledeventsbridge.transitions", "Scheduled Reboot " + FORGERY,
+                    new IllegalStateException(FORGERY, new RuntimeException(FORGERY))));
+        } finally {
+            thread.setName(name);
+        }
+        List<String> lines = text.lines().toList();
+        assertThat(lines.get(0)).startsWith("2026-11-23T01:05:36,191Z INFO  [prepare x\\n2026-11-23T01:05:36,191Z ERROR")
+                .contains("] transitions - Scheduled Reboot x\\n2026-11-23T01:05:36,191Z ERROR [main] BridgeConfiguration "
+                        + "- FORGED\\r\\u001b[2J\\u0085\\u2028end");
+        assertThat(lines.subList(1, lines.size())).isNotEmpty().allSatisfy(line -> assertThat(line)
+                .matches("(java.lang.IllegalStateException: |Caused by: java.lang.RuntimeException: |\tat |\t\\.\\.\\. ).*"));
+        assertThat(text).doesNotContain("\r", "\u001b", "\u0085", "\u2028").contains("\tat ");
+    }
+
+    @Test
+    void aJsonLineEscapesEscapeAndC1ControlsToo() throws Exception {
+        String line = new LineFormatter(true).format(record(Level.INFO, CAMEL, FORGERY, null));
+        assertThat(line).hasLineCount(1).doesNotContain("\u001b", "\u0085", "\u2028").contains("\\u001b[2J\\u0085\\u2028end");
+        assertThat(new ObjectMapper().readTree(line).get("message").asText()).isEqualTo(FORGERY);
     }
 
     @Test

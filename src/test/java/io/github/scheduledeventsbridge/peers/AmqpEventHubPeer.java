@@ -59,6 +59,8 @@ public final class AmqpEventHubPeer implements AutoCloseable {
     private final Reactor reactor;
     private final Thread thread;
     private volatile boolean running = true;
+    /** A hub that takes events and never says whether it accepted them. */
+    private volatile boolean unsettling;
     private volatile int port;
     private Acceptor acceptor;
     private CompletableFuture<Void> drained = new CompletableFuture<>(); // stop(): every socket is closed
@@ -96,6 +98,11 @@ public final class AmqpEventHubPeer implements AutoCloseable {
     public List<ReceivedMessage> messages() { return batches().stream().flatMap(b -> b.messages().stream()).toList(); }
 
     /** The hub goes down: listening socket closed, every connection closed (politely, then by force after 250 ms). */
+    /** From now on events sent to the hub are taken off the link but never settled, nor recorded (true). */
+    public void neverSettle(boolean never) {
+        unsettling = never;
+    }
+
     public void stop() {
         CompletableFuture<Void> closed = onReactor(() -> {
             if (acceptor != null) acceptor.close(); // new connections are now refused
@@ -217,6 +224,9 @@ public final class AmqpEventHubPeer implements AutoCloseable {
                 Message request = Message.Factory.create();
                 request.decode(payload, 0, payload.length);
                 reply(link, address, request);
+            } else if (unsettling) {
+                if (link.getCredit() < CREDIT / 2) link.flow(CREDIT - link.getCredit());
+                return;
             } else {
                 record(address, payload, delivery.getMessageFormat());
             }

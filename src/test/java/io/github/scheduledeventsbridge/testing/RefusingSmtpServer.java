@@ -24,6 +24,10 @@ public final class RefusingSmtpServer implements AutoCloseable {
     private final List<String> accepted = new CopyOnWriteArrayList<>();
     private final List<String> refused = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
+    private final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile int hostileGreetings;
+    private volatile long greetingBytes;
+    private volatile java.time.Duration greetingPace = java.time.Duration.ZERO;
 
     public RefusingSmtpServer(Predicate<String> refuse) throws IOException {
         this.refuse = refuse;
@@ -45,9 +49,31 @@ public final class RefusingSmtpServer implements AutoCloseable {
         return List.copyOf(refused);
     }
 
+    /** Connections accepted so far. */
+    public int connections() {
+        return connections.get();
+    }
+
+    /**
+     * A hostile server (or a man in the middle before STARTTLS): the next {@code count} connections are greeted with
+     * "220 " and {@code bytes} bytes without a line end, one every {@code pace} (zero: as fast as the socket takes
+     * them), and then closed; later ones are served as usual.
+     */
+    public void hostileGreetings(int count, long bytes, java.time.Duration pace) {
+        greetingBytes = bytes;
+        greetingPace = pace;
+        hostileGreetings = count;
+    }
+
     private void acceptLoop() {
         while (!server.isClosed()) {
             try (Socket socket = server.accept()) {
+                connections.incrementAndGet();
+                if (hostileGreetings > 0) {
+                    hostileGreetings--;
+                    greetEndlessly(socket);
+                    continue;
+                }
                 converse(socket);
             } catch (IOException e) {
                 // closed, or the client hung up: next connection
@@ -83,6 +109,24 @@ public final class RefusingSmtpServer implements AutoCloseable {
                 }
                 default -> reply(out, "250 ok");
             }
+        }
+    }
+
+    private void greetEndlessly(Socket socket) throws IOException {
+        java.io.OutputStream out = socket.getOutputStream();
+        out.write("220 ".getBytes(StandardCharsets.US_ASCII));
+        byte[] filler = new byte[greetingPace.isZero() ? 64 * 1024 : 1];
+        java.util.Arrays.fill(filler, (byte) 'x');
+        try {
+            for (long left = greetingBytes; left > 0; left -= filler.length) {
+                out.write(filler, 0, (int) Math.min(left, filler.length));
+                if (!greetingPace.isZero()) {
+                    out.flush();
+                    java.util.concurrent.TimeUnit.MILLISECONDS.sleep(greetingPace.toMillis());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.delivery.email;
 
+import io.github.scheduledeventsbridge.delivery.AttemptDeadlines;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import org.apache.camel.CamelContext;
@@ -17,6 +18,8 @@ import java.util.function.Predicate;
  * template, its attempts from routes/email-sink.yaml; this class only builds what they read.
  */
 public final class EmailSink {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EmailSink.class);
 
     /** The camel-mail endpoint (it holds the SMTP password): an exchange property, never part of a route. */
     public static final String ENDPOINT_PROPERTY = "emailEndpoint";
@@ -45,7 +48,7 @@ public final class EmailSink {
      * The SMTP login goes to the {@code smtp} component, whose configuration every smtp endpoint copies, and never
      * into the endpoint URI: route dumps, the endpoint registry and Hawtio would show it there.
      */
-    public static void configureComponent(CamelContext context, EmailSettings s) {
+    public static void configureComponent(CamelContext context, EmailSettings s, AttemptDeadlines deadlines) {
         if (!s.enabled()) {
             return;
         }
@@ -55,7 +58,15 @@ public final class EmailSink {
         }
         if (!s.password().isEmpty()) {
             configuration.setPassword(s.password());
+            if (!s.starttls()) {
+                LOG.warn("bridge.email.password is set and bridge.email.starttls=false: the SMTP login (AUTH) and every "
+                        + "mail cross the network in clear text to {}:{}; set bridge.email.starttls=true", s.host(), s.port());
+            }
         }
+        // What the server sends is bounded in bytes per reply and in time (BoundedSmtpSockets); no fallback to an
+        // unbounded socket when it fails.
+        configuration.getAdditionalJavaMailProperties().put("mail.smtp.socketFactory", new BoundedSmtpSockets(deadlines));
+        configuration.getAdditionalJavaMailProperties().put("mail.smtp.socketFactory.fallback", "false");
     }
 
     /**

@@ -4,8 +4,11 @@ import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import org.apache.camel.CamelContext;
+import com.azure.core.amqp.AmqpRetryOptions;
 import org.apache.camel.component.azure.eventhubs.EventHubsComponent;
+import org.apache.camel.component.azure.eventhubs.EventHubsConfiguration;
 
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -43,11 +46,27 @@ public final class EventHubsSink {
      * configuration every endpoint copies, and never into the endpoint URI: route dumps, the endpoint registry and
      * Hawtio would show it there.
      */
-    public static void configureComponent(CamelContext context, EventHubsSettings s) {
-        if (s.enabled() && !s.managedIdentity()) {
-            context.getComponent("azure-eventhubs", EventHubsComponent.class).getConfiguration()
-                    .setConnectionString(s.connectionString());
+    public static void configureComponent(CamelContext context, EventHubsSettings s, Duration attemptTimeout) {
+        if (!s.enabled()) {
+            return;
         }
+        EventHubsConfiguration configuration = context.getComponent("azure-eventhubs", EventHubsComponent.class)
+                .getConfiguration();
+        if (!s.managedIdentity()) {
+            configuration.setConnectionString(s.connectionString());
+        }
+        if (configuration.getAmqpRetryOptions() == null) {
+            configuration.setAmqpRetryOptions(retryOptions(attemptTimeout));
+        }
+    }
+
+    /**
+     * One try per attempt, ended by the SDK at {@code bridge.delivery.attempt-timeout}: the lane retries with its own
+     * back-off, so the SDK's default (3 retries of up to 60 s each, with their own pauses) would only make one
+     * attempt last minutes. An operator's camel.component.azure-eventhubs.amqp-retry-options wins.
+     */
+    static AmqpRetryOptions retryOptions(Duration attemptTimeout) {
+        return new AmqpRetryOptions().setMaxRetries(0).setTryTimeout(attemptTimeout);
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.github.scheduledeventsbridge.delivery.email;
 
+import io.github.scheduledeventsbridge.delivery.AttemptDeadlines;
 import io.github.scheduledeventsbridge.delivery.FilterSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkFilter;
+import io.github.scheduledeventsbridge.testing.LogCapture;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.mail.MailConfiguration;
 import org.apache.camel.component.mail.MailEndpoint;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
@@ -25,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EmailSinkEndpointTest {
 
     private CamelContext camel;
+    private final AttemptDeadlines deadlines = new AttemptDeadlines(Duration.ofSeconds(30));
 
     @BeforeEach
     void camel() {
@@ -50,7 +54,7 @@ class EmailSinkEndpointTest {
     @Test
     void withCredentialsAndStarttls() {
         EmailSettings settings = settings("bridge@example.com", "s3cret", true);
-        EmailSink.configureComponent(camel, settings);
+        EmailSink.configureComponent(camel, settings, deadlines);
         String uri = EmailSink.endpointUri(settings);
 
         assertThat(uri).as("the login is the component's, never in the URI").isEqualTo("smtp://smtp.example.com:587?"
@@ -97,7 +101,7 @@ class EmailSinkEndpointTest {
     @ValueSource(strings = {"p@ss+w&rd=%20 x", "a)b", "a)&b=c", "x}&y", "a)b}c", "${sys.user.home}", "ünï €", "RAW(x)", "&&=="})
     void everyPasswordReachesCamelMailUnchanged(String password) {
         EmailSettings settings = settings("user", password, true);
-        EmailSink.configureComponent(camel, settings);
+        EmailSink.configureComponent(camel, settings, deadlines);
         String uri = EmailSink.endpointUri(settings);
 
         assertThat(configuration(uri).getPassword()).isEqualTo(password);
@@ -108,12 +112,31 @@ class EmailSinkEndpointTest {
     void neitherTheUriNorWhatCamelShowsOfTheEndpointHoldsTheLogin() {
         for (String password : List.of("s3cret-pw", "a)b-pw", "a)b}c-pw")) {
             EmailSettings settings = settings("user", password, true);
-            EmailSink.configureComponent(camel, settings);
+            EmailSink.configureComponent(camel, settings, deadlines);
             String uri = EmailSink.endpointUri(settings);
             assertThat(uri).doesNotContain(password, "password", "username");
             assertThat(camel.getEndpoint(uri).getEndpointUri()).doesNotContain(password);
             assertThat(URISupport.sanitizeUri(uri)).doesNotContain(password);
         }
+    }
+
+    @Test
+    void aPasswordSentWithoutStarttlsIsWarnedAboutAtStart() {
+        try (LogCapture log = LogCapture.install()) {
+            EmailSink.configureComponent(camel, settings("user", "s3cret-pw", false), deadlines);
+            EmailSink.configureComponent(camel, settings("user", "s3cret-pw", true), deadlines);
+            EmailSink.configureComponent(camel, settings("", "", false), deadlines);
+            assertThat(log.lines()).filteredOn(line -> line.startsWith("WARN")).singleElement().asString()
+                    .contains("bridge.email.starttls=false", "clear text", "smtp.example.com:587").doesNotContain("s3cret-pw");
+        }
+    }
+
+    @Test
+    void whatTheServerSendsIsReadThroughTheBoundedSocketsWithoutFallback() {
+        EmailSink.configureComponent(camel, settings("", "", true), deadlines);
+        Properties javaMail = configuration(EmailSink.endpointUri(settings("", "", true))).getAdditionalJavaMailProperties();
+        assertThat(javaMail.get("mail.smtp.socketFactory")).isInstanceOf(BoundedSmtpSockets.class);
+        assertThat(javaMail.get("mail.smtp.socketFactory.fallback")).isEqualTo("false");
     }
 
     @Test

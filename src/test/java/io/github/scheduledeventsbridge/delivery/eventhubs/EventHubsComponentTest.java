@@ -59,7 +59,7 @@ class EventHubsComponentTest {
         camel.start();
         template = camel.createProducerTemplate();
         EventHubsSettings settings = new EventHubsSettings(peer.connectionString("hub"), "", "", null);
-        EventHubsSink.configureComponent(camel, settings);
+        EventHubsSink.configureComponent(camel, settings, java.time.Duration.ofSeconds(30));
         endpoint = EventHubsSink.endpointUri(settings) + "?amqpRetryOptions=#fastRetry";
     }
 

@@ -55,7 +55,7 @@ class EventHubsEndpointUriTest {
         String cs = "Endpoint=sb://my-ns.servicebus.windows.net/;SharedAccessKeyName=send-only;"
                 + "SharedAccessKey=a+b/c=d%20e&f==;EntityPath=scheduled-events";
 
-        EventHubsSink.configureComponent(camel, connectionString(cs));
+        EventHubsSink.configureComponent(camel, connectionString(cs), java.time.Duration.ofSeconds(30));
         String uri = EventHubsSink.endpointUri(connectionString(cs));
 
         assertThat(uri).isEqualTo("azure-eventhubs:connection-string");

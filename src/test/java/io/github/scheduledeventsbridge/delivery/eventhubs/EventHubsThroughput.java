@@ -59,7 +59,7 @@ public final class EventHubsThroughput {
             Spool spool = new Spool(state.resolve("spool"));
             EventHubsSettings settings = new EventHubsSettings(peer.connectionString("hub"), "", "",
                     new FilterSettings(Set.of(), Set.of(), false));
-            EventHubsSink.configureComponent(camel, settings);
+            EventHubsSink.configureComponent(camel, settings, java.time.Duration.ofSeconds(30));
             Sink sink = EventHubsSink.create(settings, e -> true);
             SinkRegistry sinks = new SinkRegistry(List.of(sink));
             Properties properties = new Properties();

@@ -1,0 +1,122 @@
+package io.github.scheduledeventsbridge.logging;
+
+import io.github.scheduledeventsbridge.config.BridgeSettings;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a peer sent (a webhook answer's body, an SMTP reply, an error message quoting either) made fit for a log line
+ * or a dead-letter reason. A receiver that echoes its request would otherwise hand back the URL's token and the Basic
+ * credentials it was sent. Replaced by {@value #MASK}:
+ * <ul>
+ *   <li>the value after an authorization scheme: {@code Basic …}, {@code Bearer …}, {@code SharedAccessSignature …};</li>
+ *   <li>the value of a credential-like name, as {@code name=value}, {@code name: value} or {@code "name":"value"}:
+ *       {@code code}, {@code sig}, {@code auth}, {@code cookie}, {@code session}, and any name ending in {@code key},
+ *       {@code token}, {@code secret}, {@code password} or {@code signature};</li>
+ *   <li>every value this agent was configured with as a secret ({@link #secret}), wherever it appears;</li>
+ *   <li>in an answer's body ({@link #answerBody}) also any token-like run of 24 or more letters, digits and
+ *       {@code +/_=.-} that mixes letters and digits (a Slack hook's path, a JWT, a hex signature), but not a GUID;</li>
+ * </ul>
+ * and URLs are reduced to their host.
+ */
+public final class Redaction {
+
+    public static final String MASK = "***";
+
+    private static final Pattern SCHEME = Pattern.compile(
+            "(?i)\\b(Basic|Bearer|Digest|Negotiate|SharedAccessSignature)\\s+[^\\s,;\"']+");
+    private static final Pattern CREDENTIAL = Pattern.compile("(?i)([\"']?)((?<![A-Za-z0-9_-])(?:code|sig|auth|cookie"
+            + "|set-cookie|session|sessionid|pwd|pass)|[A-Za-z0-9_-]*(?:key|token|secret|password|passwd|signature|"
+            + "credentials?|authorization))\\1(\\s*[=:]\\s*)([\"']?)(?!\\*\\*\\*)[^\\s&\"',;}<>]+");
+    private static final Pattern TOKEN = Pattern.compile("(?<![A-Za-z0-9+/_=.-])[A-Za-z0-9+/_=.-]{24,}(?![A-Za-z0-9+/_=.-])");
+    private static final Pattern UUID = Pattern.compile("[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}");
+    /** Configured secrets shorter than this are not searched for (they would match ordinary words). */
+    private static final int SHORTEST_SECRET = 6;
+
+    private static final Set<String> SECRETS = ConcurrentHashMap.newKeySet();
+
+    private Redaction() {
+    }
+
+    /** A value this agent was configured with as a secret: never shown in what peers send back. */
+    public static void secret(String value) {
+        if (value != null && value.length() >= SHORTEST_SECRET) {
+            SECRETS.add(value);
+        }
+    }
+
+    /**
+     * The secret parts of a webhook URL: its user information, every query value, and any path segment of 16 or more
+     * characters (Slack and Teams hooks carry their secret in the path).
+     */
+    public static void secretsOf(java.net.URI url) {
+        if (url.getRawUserInfo() != null) {
+            secret(url.getRawUserInfo());
+            secret(url.getUserInfo());
+            int colon = url.getUserInfo().indexOf(':');
+            if (colon >= 0) {
+                secret(url.getUserInfo().substring(colon + 1));
+            }
+        }
+        if (url.getRawQuery() != null) {
+            for (String parameter : url.getRawQuery().split("&")) {
+                String value = parameter.substring(parameter.indexOf('=') + 1);
+                secret(value);
+                secret(java.net.URLDecoder.decode(value, java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        if (url.getRawPath() != null) {
+            for (String segment : url.getRawPath().split("/")) {
+                if (segment.length() >= 16) {
+                    secret(segment);
+                }
+            }
+        }
+    }
+
+    /** Error messages and replies that may quote a peer (an SMTP reply, an exception around an answer). */
+    public static String peerText(String text) {
+        if (text == null || text.isEmpty()) {
+            return text;
+        }
+        String out = knownSecrets(text);
+        out = BridgeSettings.redactUrlsIn(out);
+        out = SCHEME.matcher(out).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + " " + MASK));
+        return CREDENTIAL.matcher(out).replaceAll(m -> Matcher.quoteReplacement(
+                m.group(1) + m.group(2) + m.group(1) + m.group(3) + m.group(4) + MASK));
+    }
+
+    /** A webhook answer's body: as {@link #peerText}, and token-like runs too. */
+    public static String answerBody(String text) {
+        String out = peerText(text);
+        if (out == null) {
+            return null;
+        }
+        return TOKEN.matcher(out).replaceAll(m -> Matcher.quoteReplacement(tokenLike(m.group()) ? MASK : m.group()));
+    }
+
+    private static boolean tokenLike(String run) {
+        return !UUID.matcher(run).matches() && run.chars().anyMatch(Character::isDigit)
+                && run.chars().anyMatch(Character::isLetter) && !run.equals(MASK);
+    }
+
+    private static String knownSecrets(String text) {
+        if (SECRETS.isEmpty()) {
+            return text;
+        }
+        // Longest first: a secret that contains another is removed whole.
+        List<String> secrets = SECRETS.stream().sorted(Comparator.comparingInt(String::length).reversed()).toList();
+        String out = text;
+        for (String secret : secrets) {
+            if (out.contains(secret)) {
+                out = out.replace(secret, MASK);
+            }
+        }
+        return out;
+    }
+}
