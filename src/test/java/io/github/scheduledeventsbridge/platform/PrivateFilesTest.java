@@ -36,7 +36,8 @@ class PrivateFilesTest {
 
         Map<String, String> modes = modes(dir.resolve("var"));
         assertThat(modes.remove("state/" + StateFilesWriter.CONTROL)).as("the umask in effect").isEqualTo("rw-rw-rw-");
-        assertThat(modes.keySet()).contains("state", "state/state.json", "state/actions.json", "state/spool",
+        assertThat(modes.keySet()).contains("state", "state/state.json", "state/actions.json",
+                "state/actions.log", "state/spool",
                 "state/spool/webhook-1", "state/spool/webhook-1/0000000000000000001.json",
                 "state/spool/webhook-1/dead-letter/0000000000000000002.json",
                 "state/spool/webhook-1/dead-letter/0000000000000000002.reason.txt");

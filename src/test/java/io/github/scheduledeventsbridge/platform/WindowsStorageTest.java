@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
 import io.github.scheduledeventsbridge.action.ActionState;
+import io.github.scheduledeventsbridge.action.SnapshottingActionState;
 import io.github.scheduledeventsbridge.delivery.DeadLetters;
 import io.github.scheduledeventsbridge.delivery.Dispatcher;
 import io.github.scheduledeventsbridge.delivery.Sink;
@@ -96,10 +97,11 @@ class WindowsStorageTest {
         disk.holdOpen(file -> named(file, "state.json") || named(file, "actions.json"), 3);
 
         List<OutboundEvent> outbox = journal().record(LiveMigrationSeed.parse(LiveMigrationSeed.INCARNATION_2));
-        ActionState actions = new ActionState(state);
+        ActionState actions = SnapshottingActionState.open(state);
         ObjectNode input = MAPPER.createObjectNode().put("id", "x");
         actions.request("prepare", "A", input);
         actions.finished(actions.entries().get(0), MAPPER.createObjectNode().put("exit", 0), false);
+        actions.compactIfDue();
 
         assertThat(disk.sharingViolations()).as("renames that met a sharing violation: 3 for each file").isEqualTo(6);
         assertThat(journal().outbox()).as("read back after a restart").extracting(OutboundEvent::id)

@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.testing;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.action.ActionState;
+import io.github.scheduledeventsbridge.action.SnapshottingActionState;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.DeadLetters;
 import io.github.scheduledeventsbridge.delivery.Sink;
@@ -42,6 +43,8 @@ public final class StateFilesWriter {
         spool.store(sink, 1, "{\"kept\":1}".getBytes(StandardCharsets.UTF_8));
         SpoolEntry refused = spool.store(sink, 2, "{\"refused\":2}".getBytes(StandardCharsets.UTF_8));
         new DeadLetters(spool, clock).moveToDeadLetter(refused, new IllegalStateException("HTTP 410 Gone"));
-        new ActionState(state).request("prepare", "A", new ObjectMapper().createObjectNode().put("id", "a"));
+        ActionState actions = SnapshottingActionState.open(state);
+        actions.request("prepare", "A", new ObjectMapper().createObjectNode().put("id", "a"));
+        actions.compactIfDue();
     }
 }
