@@ -35,6 +35,7 @@ import io.github.scheduledeventsbridge.delivery.WebhookAddress;
 import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.health.DeliveryMetrics;
+import io.github.scheduledeventsbridge.health.DeliveryOutcome;
 import io.github.scheduledeventsbridge.health.OutageLog;
 import io.github.scheduledeventsbridge.health.PollMetrics;
 import io.github.scheduledeventsbridge.health.Readiness;
@@ -145,8 +146,9 @@ public class BridgeConfiguration implements CamelConfiguration {
                 }
             }
         });
-        registry.bind("deliveryMetrics", new DeliveryMetrics(context, spool, sinks, inventory, outageLog)
-                .watching(pollBackoff));
+        DeliveryMetrics deliveryMetrics = new DeliveryMetrics(context, spool, sinks, inventory).watching(pollBackoff);
+        registry.bind("deliveryMetrics", deliveryMetrics);
+        registry.bind("deliveryOutcome", new DeliveryOutcome(spool, deadLetters, outageLog, deliveryMetrics));
         // The spool MXBean (Hawtio) names sinks as people do, not by their hash.
         spool.nameSinks(sinks::label);
         registry.bind("transitionLog", new TransitionLog(context));
@@ -157,7 +159,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         registry.bind("webhookSigner", new WebhookSigner(settings.webhook().secret(), clock));
         registry.bind("webhookAddress", new WebhookAddress());
         registry.bind("httpAnswer", new HttpAnswer(clock));
-        registry.bind("spoolContent", new SpoolContent(sinks));
+        registry.bind("spoolContent", new SpoolContent());
         registry.bind("deliveryRejections", new DeliveryRejections(settings.delivery().deadLetterAfter(), clock));
         registry.bind("deadLetters", deadLetters);
         registry.bind("spoolInventory", inventory);
