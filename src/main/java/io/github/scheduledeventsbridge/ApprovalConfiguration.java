@@ -36,6 +36,8 @@ public class ApprovalConfiguration implements CamelConfiguration {
     Clock clock;
     @BeanInject
     TransitionJournal journal;
+    @BindToRegistry
+    final ImdsStartAnswer imdsStartAnswer = new ImdsStartAnswer();
 
     private boolean remote() {
         return !settings.approval().secret().isEmpty();
@@ -57,11 +59,6 @@ public class ApprovalConfiguration implements CamelConfiguration {
     public ApprovalServer approvalServer(CamelContext context, ApprovalAudit audit) {
         return remote() ? new ApprovalServer(context, settings.approval().listener(), settings.approval().tls(),
                 settings.imds().timeout().toMillis(), audit) : null;
-    }
-
-    @BindToRegistry
-    public ImdsStartAnswer imdsStartAnswer() {
-        return new ImdsStartAnswer();
     }
 
     @BindToRegistry

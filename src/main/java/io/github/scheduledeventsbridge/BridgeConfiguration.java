@@ -43,9 +43,7 @@ public class BridgeConfiguration implements CamelConfiguration {
     }
 
     @BindToRegistry
-    public Clock clock() {
-        return Clock.systemUTC();
-    }
+    final Clock clock = Clock.systemUTC();
 
     @BindToRegistry
     public BridgeSettings bridgeSettings(CamelContext context) throws Exception {

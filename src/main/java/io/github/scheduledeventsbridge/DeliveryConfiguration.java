@@ -43,6 +43,15 @@ public class DeliveryConfiguration implements CamelConfiguration {
     private final Map<String, String> legacySpoolIds = new HashMap<>();
 
     @BindToRegistry
+    final WebhookAddress webhookAddress = new WebhookAddress();
+    @BindToRegistry
+    final WebhookFormats webhookFormats = new WebhookFormats();
+    @BindToRegistry
+    final EmailComposer emailComposer = new EmailComposer();
+    @BindToRegistry
+    final EventHubsBatch eventHubsBatch = new EventHubsBatch();
+
+    @BindToRegistry
     public SinkRegistry sinkRegistry(BridgeSettings settings, VmIdentity identity, Spool spool) {
         List<Sink> sinks = new ArrayList<>(WebhookSink.create(settings.webhook().targets(),
                 filter(settings.webhook().filter(), identity), legacySpoolIds, settings.webhook().concurrency()));
@@ -111,28 +120,8 @@ public class DeliveryConfiguration implements CamelConfiguration {
     }
 
     @BindToRegistry
-    public WebhookAddress webhookAddress() {
-        return new WebhookAddress();
-    }
-
-    @BindToRegistry
-    public WebhookFormats webhookFormats() {
-        return new WebhookFormats();
-    }
-
-    @BindToRegistry
     public HttpAnswer httpAnswer(Clock clock) {
         return new HttpAnswer(clock);
-    }
-
-    @BindToRegistry
-    public EmailComposer emailComposer() {
-        return new EmailComposer();
-    }
-
-    @BindToRegistry
-    public EventHubsBatch eventHubsBatch() {
-        return new EventHubsBatch();
     }
 
     /**

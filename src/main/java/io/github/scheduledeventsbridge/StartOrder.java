@@ -13,8 +13,13 @@ import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Service;
+import org.apache.camel.spi.CamelEvent;
 import org.apache.camel.spi.Registry;
+import org.apache.camel.support.SimpleEventNotifierSupport;
 import org.apache.camel.support.service.ServiceHelper;
+import org.apache.camel.support.service.ServiceSupport;
+
+import java.time.Duration;
 
 /**
  * What starts in which order. Camel stops the services in the reverse order, after the routes.
@@ -72,6 +77,71 @@ public class StartOrder implements CamelConfiguration {
         } catch (Exception e) {
             service.stop();
             throw e;
+        }
+    }
+
+    /**
+     * A start and a stop that Camel calls in its order. The beans the routes call are not made Camel services
+     * themselves: a bean step starts and stops a service bean with its route, and these must outlive every route.
+     */
+    static final class Lifecycle extends ServiceSupport {
+
+        interface Step {
+            void run() throws Exception;
+        }
+
+        private final Step start;
+        private final Step stop;
+
+        Lifecycle(Step start, Step stop) {
+            this.start = start;
+            this.stop = stop;
+        }
+
+        static Lifecycle stopping(Step stop) {
+            return new Lifecycle(() -> { }, stop);
+        }
+
+        @Override
+        protected void doStart() throws Exception {
+            start.run();
+        }
+
+        @Override
+        protected void doStop() throws Exception {
+            stop.run();
+        }
+    }
+
+    /**
+     * The two moments of a graceful stop. When the context begins to stop, attempts in flight get a third of the
+     * shutdown timeout: a hung receiver cannot hold the stop, which also waits for each lane's queue to be left (up to
+     * a second per lane). Once the routes stopped (no lane sends any more), spool documents keep only their messages
+     * still waiting and one line per sink counts what stays in the spool.
+     */
+    static final class GracefulStop extends SimpleEventNotifierSupport {
+
+        private final CamelContext context;
+        private final AttemptDeadlines deadlines;
+        private final Spool spool;
+        private final OutageLog outageLog;
+
+        GracefulStop(CamelContext context, AttemptDeadlines deadlines, Spool spool, OutageLog outageLog) {
+            this.context = context;
+            this.deadlines = deadlines;
+            this.spool = spool;
+            this.outageLog = outageLog;
+        }
+
+        @Override
+        public void notify(CamelEvent event) {
+            if (event instanceof CamelEvent.CamelContextStoppingEvent) {
+                var shutdown = context.getShutdownStrategy();
+                deadlines.stopping(Duration.ofMillis(shutdown.getTimeUnit().toMillis(shutdown.getTimeout()) / 3));
+            } else if (event instanceof CamelEvent.CamelContextRoutesStoppedEvent) {
+                spool.keepOnlyWaitingDocuments();
+                outageLog.reportBacklog();
+            }
         }
     }
 }
