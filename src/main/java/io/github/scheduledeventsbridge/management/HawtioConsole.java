@@ -1,7 +1,7 @@
 package io.github.scheduledeventsbridge.management;
 
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
-import org.eclipse.jetty.http.HttpHeader;
+import io.github.scheduledeventsbridge.http.HttpPort;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -14,7 +14,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,10 +57,8 @@ final class HawtioConsole {
             started = started(request.getConnectionMetaData().getConnector().getServer());
         } catch (Exception e) {
             LOG.error("The Hawtio console cannot start", e);
-            response.setStatus(HttpStatus.SERVICE_UNAVAILABLE_503);
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
-            response.write(true, ByteBuffer.wrap("The Hawtio console cannot start; see the agent's log.\n"
-                    .getBytes(StandardCharsets.UTF_8)), callback);
+            HttpPort.send(response, callback, HttpStatus.SERVICE_UNAVAILABLE_503, "text/plain; charset=utf-8",
+                    "The Hawtio console cannot start; see the agent's log.\n");
             return true;
         }
         return started.handle(request, response, callback);
