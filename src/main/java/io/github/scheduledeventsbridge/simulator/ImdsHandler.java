@@ -106,7 +106,12 @@ final class ImdsHandler extends Handler.Abstract {
             response.getHeaders().put(HttpHeader.ALLOW, String.join(", ", endpoint.methods()));
             return Answer.error(405, "Method not allowed");
         }
-        String version = Request.extractQueryParameters(request).getValue("api-version");
+        String version;
+        try {
+            version = Request.extractQueryParameters(request).getValue("api-version");
+        } catch (IllegalArgumentException malformed) { // bad %-encoding: answered as an invalid version
+            version = "";
+        }
         if (version == null) {
             return Answer.error(400, "Bad request. api-version was not specified in the request. "
                     + "For more information refer to aka.ms/azureimds");
@@ -206,7 +211,7 @@ final class ImdsHandler extends Handler.Abstract {
     private record Answer(int status, String json) {
 
         static Answer error(int status, String message) {
-            return new Answer(status, JSON.createObjectNode().put("error", message).toString());
+            return new Answer(status, HttpPort.errorJson(message));
         }
     }
 }
