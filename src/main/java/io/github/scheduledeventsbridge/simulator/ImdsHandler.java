@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.http.HttpPort;
+import org.eclipse.jetty.http.BadMessageException;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -109,7 +110,7 @@ final class ImdsHandler extends Handler.Abstract {
         String version;
         try {
             version = Request.extractQueryParameters(request).getValue("api-version");
-        } catch (IllegalArgumentException malformed) { // bad %-encoding: answered as an invalid version
+        } catch (BadMessageException malformed) { // bad %-encoding: answered as an invalid version
             version = "";
         }
         if (version == null) {
