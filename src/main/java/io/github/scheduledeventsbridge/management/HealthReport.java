@@ -24,8 +24,6 @@ final class HealthReport {
     enum Kind { LIVENESS, READINESS, ALL }
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Webhook URLs often carry their secret in the path or query (Slack, Teams): only their host is shown. */
-
     /** Details that only repeat the check's id, group and kind. */
     private static final java.util.Set<String> REPEATED =
             java.util.Set.of(HealthCheck.CHECK_ID, HealthCheck.CHECK_GROUP, HealthCheck.CHECK_KIND);
@@ -94,6 +92,7 @@ final class HealthReport {
         return redact(String.valueOf(value));
     }
 
+    /** Webhook URLs often carry their secret in the path or query (Slack, Teams): only their host is shown. */
     static String redact(String text) {
         return BridgeSettings.redactUrlsIn(text);
     }
