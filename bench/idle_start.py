@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 14's idle CPU and start → first IMDS GET, for one or more agent jars and the seeds' Python sample, in
+"""Idle CPU and start → first IMDS GET, for one or more agent jars and the seeds' Python sample, in
 alternating rounds: a quicker way than a whole bench/run.sh to compare a lever before and after.
 
     bench/idle_start.py --jar BEFORE.jar --jar AFTER.jar [--rounds 3] [--cds] [--opts="EXTRA FLAGS" ...]

@@ -163,7 +163,7 @@ public final class BridgeApplication {
     /** The agent as the jar runs it; tests start the very same thing in-process. */
     public static Main newMain() {
         Main main = new Main();
-        main.configure().addConfiguration(BridgeConfiguration.class);
+        BridgeConfiguration.all().forEach(main.configure()::addConfiguration);
         main.setRoutesCollector(new ExactRoutesCollector());
         main.setPropertyPlaceholderLocations(locations());
         return main;

@@ -10,11 +10,14 @@ import java.util.Map;
 /** The SEB_* variables of a command, from its transition's CloudEvent data (values made safe by {@link CommandSpec}). */
 final class ActionEnvironment {
 
+    /** Marks every process of one action's command (inherited by what it starts): see {@link ActionState#runTag}. */
+    static final String RUN_TAG = "SEB_RUN_TAG";
+
     private ActionEnvironment() {
     }
 
     /** {@code prepareOutcome}: for a recover, how the event's prepare ended (null for a prepare). */
-    static Map<String, String> of(JsonNode data, String prepareOutcome) {
+    static Map<String, String> of(JsonNode data, String prepareOutcome, String runTag) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("SEB_TRANSITION", data.path("transition").asText(""));
         env.put("SEB_EVENT_ID", data.path("eventId").asText(""));
@@ -31,6 +34,7 @@ final class ActionEnvironment {
         if (prepareOutcome != null) {
             env.put("SEB_PREPARE_OUTCOME", prepareOutcome);
         }
+        env.put(RUN_TAG, runTag);
         return env;
     }
 }

@@ -43,7 +43,7 @@ final class ActionExecution {
         CommandResult result;
         try {
             CommandSpec spec = new CommandSpec(settings.shell().argv(settings.command(entry.action())),
-                    ActionEnvironment.of(data, prepareOutcome), MAPPER.writeValueAsBytes(entry.input()),
+                    ActionEnvironment.of(data, prepareOutcome, state.runTag(entry)), MAPPER.writeValueAsBytes(entry.input()),
                     settings.timeout(), label);
             result = launcher.run(spec, new Output(entry, label));
         } catch (JsonProcessingException | RuntimeException e) {

@@ -118,7 +118,7 @@ public final class ActionRunner {
         metrics.registerAtStart(settings);
         List<ActionState.Entry> entries = state.entries();
         for (ActionState.Entry entry : entries) {
-            if (entry.status().equals(ActionState.REQUESTED) && entry.pid() != null) {
+            if (entry.status().equals(ActionState.REQUESTED)) {
                 lanes.submit(entry.eventKey(), () -> endLeftover(entry));
             }
         }
@@ -251,19 +251,27 @@ public final class ActionRunner {
         }
     }
 
-    /** A command the previous run of the agent left behind (kill -9): ended before anything else runs for its event. */
+    /**
+     * A command the previous run of the agent left behind (kill -9): ended before anything else runs for its event.
+     * Found by its pid, or (killed before the pid was written down) by its run tag.
+     */
     private void endLeftover(ActionState.Entry entry) {
-        if (entry.pid() == null || entry.pidStartMillis() == null) {
+        boolean byPid = entry.pid() != null && entry.pidStartMillis() != null
+                && ProcessTree.killLeftover(entry.pid(), entry.pidStartMillis());
+        List<ProcessHandle> tagged = ProcessTree.withVariable(ActionEnvironment.RUN_TAG, state.runTag(entry));
+        tagged.forEach(process -> ProcessTree.kill(process, false));
+        if (!byPid && tagged.isEmpty()) {
             return;
         }
-        if (ProcessTree.killLeftover(entry.pid(), entry.pidStartMillis())) {
-            LOG.warn("The {} command for {} was still running from before the agent restarted (pid {}): ended with "
-                    + "everything it started, before anything else runs for this event", entry.action(),
-                    eventId(entry), entry.pid());
-            if (!ProcessTree.awaitGone(entry.pid(), entry.pidStartMillis(), LEFTOVER_WAIT)) {
-                LOG.warn("The {} command for {} (pid {}) is still there after {} s; going on", entry.action(),
-                        eventId(entry), entry.pid(), LEFTOVER_WAIT.toSeconds());
-            }
+        String pids = byPid ? "pid " + entry.pid()
+                : "pid " + tagged.stream().map(p -> Long.toString(p.pid())).collect(java.util.stream.Collectors.joining(", "));
+        LOG.warn("The {} command for {} was still running from before the agent restarted ({}): ended with "
+                + "everything it started, before anything else runs for this event", entry.action(), eventId(entry), pids);
+        boolean gone = byPid ? ProcessTree.awaitGone(entry.pid(), entry.pidStartMillis(), LEFTOVER_WAIT)
+                : tagged.stream().allMatch(p -> ProcessTree.awaitGone(p, LEFTOVER_WAIT));
+        if (!gone) {
+            LOG.warn("The {} command for {} ({}) is still there after {} s; going on", entry.action(), eventId(entry),
+                    pids, LEFTOVER_WAIT.toSeconds());
         }
     }
 

@@ -168,6 +168,21 @@ public final class ActionState {
         return List.copyOf(entries.values());
     }
 
+    /**
+     * The value of {@link ActionEnvironment#RUN_TAG} for this entry's command: unique to this state directory and
+     * action, so that a restart finds the command a kill -9 left running even when its pid was not yet written down,
+     * and never another agent's.
+     */
+    public String runTag(Entry entry) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(
+                    (file.toAbsolutePath().normalize() + "\n" + entry.id()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(digest, 0, 16);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public synchronized Optional<Entry> find(String action, String eventKey) {
         return Optional.ofNullable(entries.get(Entry.id(action, eventKey)));
     }

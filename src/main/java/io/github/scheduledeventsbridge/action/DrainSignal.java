@@ -1,10 +1,11 @@
 package io.github.scheduledeventsbridge.action;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
+import io.github.scheduledeventsbridge.http.HttpPort;
+import io.github.scheduledeventsbridge.http.PortLimits;
 import io.github.scheduledeventsbridge.imds.NotBefore;
 import io.github.scheduledeventsbridge.imds.ScheduledEvent;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
@@ -12,10 +13,14 @@ import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.CamelContext;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,8 +31,9 @@ import java.util.Set;
  * docs/actions-and-drain.md, "Drain signal": {@code GET /} answers 200 {@code {"status":"serving"}}, or 503 {@code {"status":"draining",
  * "events":[…]}} while an event affecting this VM is Started, approved, or Scheduled with NotBefore less than
  * the lead time away, so that a load balancer's health probe takes the VM out before the platform does. Its
- * own port ({@link DrainPort}, on the agent's one HTTP stack with its connection policy), no request bodies,
- * nothing but {@code GET /}, no secret served.
+ * own port on the agent's one HTTP stack ({@link HttpPort}): a probe that sent its request is read before more
+ * connections are accepted and never closed to make room; no request bodies, nothing but {@code GET /}, every
+ * answer JSON and closing the connection, no secret served.
  * <p>
  * Right from the start: the events are the journal's (the state dir's last document), approvals are the
  * journal's (kept while IMDS lists the event, so a restart does not forget them), and "this VM" is the last
@@ -44,7 +50,7 @@ public final class DrainSignal implements AutoCloseable {
     private final VmIdentity identity;
     private final Duration leadTime;
     private final Clock clock;
-    private DrainPort listener;
+    private HttpPort listener;
     private volatile boolean draining;
 
     public DrainSignal(TransitionJournal journal, VmIdentity identity, Duration leadTime, Clock clock) {
@@ -83,11 +89,18 @@ public final class DrainSignal implements AutoCloseable {
     }
 
     public void start(String host, int port, int maxConnections, Duration requestTimeout) {
+        listener = new HttpPort("drain", host, port, PortLimits.of(maxConnections, 0, requestTimeout), 2, new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                answer(request, response, callback);
+                return true;
+            }
+        });
         try {
-            listener = new DrainPort(host, port, maxConnections, requestTimeout, this::answer);
-        } catch (IOException e) {
+            listener.start();
+        } catch (RuntimeException e) {
             throw new BadConfigurationException("bridge.drain.port", "cannot listen on " + host + ":" + port + " ("
-                    + e.getMessage() + ")");
+                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()) + ")");
         }
         LOG.info("Drain signal listening on {}:{} (503 from {} ms before an event affecting this VM)", host,
                 listener.port(), leadTime.toMillis());
@@ -97,17 +110,29 @@ public final class DrainSignal implements AutoCloseable {
         return listener.port();
     }
 
-    private DrainHttp.Answer answer(DrainHttp.Request request) {
-        if (request.hasBody()) {
-            return DrainHttp.error(413, "no request body accepted");
+    private void answer(Request request, Response response, Callback callback) {
+        String method = request.getMethod();
+        try {
+            if (request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)) {
+                // A length-announced body never gets here (the port answers 413); a chunked one is not read.
+                HttpPort.json(response, callback, 413, HttpPort.errorJson("no request body accepted"), true);
+            } else if (!request.getHttpURI().getPath().equals("/")) {
+                HttpPort.json(response, callback, 404, HttpPort.errorJson("only / is served"), true);
+            } else if (!method.equals("GET") && !method.equals("HEAD")) {
+                response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
+                HttpPort.json(response, callback, 405, HttpPort.errorJson("only GET"), true);
+            } else {
+                List<ScheduledEvent> events = drainingFor();
+                HttpPort.json(response, callback, events.isEmpty() ? 200 : 503, status(events), true);
+            }
+        } catch (RuntimeException e) {
+            // The listener outlives a failed answer: the next probe may be answered.
+            LOG.warn("The drain signal could not answer: {}", e.toString());
+            HttpPort.json(response, callback, 500, HttpPort.errorJson("no answer"), true);
         }
-        if (!request.path().equals("/")) {
-            return DrainHttp.error(404, "only / is served");
-        }
-        if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
-            return new DrainHttp.Answer(405, DrainHttp.error(405, "only GET").json(), "GET, HEAD");
-        }
-        List<ScheduledEvent> events = drainingFor();
+    }
+
+    private String status(List<ScheduledEvent> events) {
         Set<String> approved = journal.approvedEvents();
         ObjectNode body = MAPPER.createObjectNode().put("status", events.isEmpty() ? "serving" : "draining");
         if (!events.isEmpty()) {
@@ -124,17 +149,13 @@ public final class DrainSignal implements AutoCloseable {
             LOG.info("Drain signal: {}", now ? "draining for " + events.stream().map(ScheduledEvent::eventId).toList()
                     : "serving");
         }
-        try {
-            return new DrainHttp.Answer(now ? 503 : 200, MAPPER.writeValueAsBytes(body), null);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return body.toString();
     }
 
     @Override
     public void close() {
         if (listener != null) {
-            listener.close();
+            listener.stop();
         }
     }
 }

@@ -84,11 +84,12 @@ final class ProcessTree {
     static boolean awaitGone(long pid, long startMillis, java.time.Duration atMost) {
         Optional<ProcessHandle> leader = ProcessHandle.of(pid).filter(p -> p.info().startInstant()
                 .map(s -> Math.abs(s.toEpochMilli() - startMillis) < 1000).orElse(false));
-        if (leader.isEmpty()) {
-            return true;
-        }
+        return leader.isEmpty() || awaitGone(leader.get(), atMost);
+    }
+
+    static boolean awaitGone(ProcessHandle process, java.time.Duration atMost) {
         try {
-            leader.get().onExit().get(atMost.toMillis(), TimeUnit.MILLISECONDS);
+            process.onExit().get(atMost.toMillis(), TimeUnit.MILLISECONDS);
             return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -96,6 +97,39 @@ final class ProcessTree {
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             return false;
         }
+    }
+
+    /**
+     * Linux: the live processes whose environment holds {@code variable=value} (a command and what it started inherit
+     * it). Others' processes cannot be read and are skipped; without /proc (Windows) there are none.
+     */
+    static List<ProcessHandle> withVariable(String variable, String value) {
+        if (WINDOWS || !Files.isDirectory(PROC)) {
+            return List.of();
+        }
+        byte[] wanted = (variable + "=" + value).getBytes(StandardCharsets.UTF_8);
+        long self = ProcessHandle.current().pid();
+        return ProcessHandle.allProcesses().filter(p -> p.pid() != self)
+                .filter(p -> holds(PROC.resolve(Long.toString(p.pid())).resolve("environ"), wanted)).toList();
+    }
+
+    private static boolean holds(Path environ, byte[] wanted) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(environ);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        int start = 0;
+        for (int i = 0; i <= bytes.length; i++) {
+            if (i == bytes.length || bytes[i] == 0) {
+                if (java.util.Arrays.equals(bytes, start, i, wanted, 0, wanted.length)) {
+                    return true;
+                }
+                start = i + 1;
+            }
+        }
+        return false;
     }
 
     /** Linux: the live processes in process group {@code pgid} that started at or after {@code since}. */

@@ -5,7 +5,6 @@ import io.github.scheduledeventsbridge.http.HttpPort;
 import io.github.scheduledeventsbridge.http.PortLimits;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.service.ServiceSupport;
-import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -137,14 +136,11 @@ public final class ApprovalServer extends ServiceSupport {
                 response.getHeaders().put(HttpHeader.ALLOW, expected);
                 refuse(response, callback, client, 405, "use " + expected + " " + path);
             } else {
-                // Bounded by the port (64 KiB, refused while it grows); read without holding a thread.
+                // Bounded by the port (64 KiB, refused while it grows: the port answers, audits and counts the
+                // 413 as it does its other refusals); read without holding a thread.
                 Content.Source.asByteArrayAsync(request, -1).whenComplete((body, failure) -> {
                     if (failure != null) {
-                        if (failure instanceof HttpException http && http.getCode() == 413) {
-                            refuse(response, callback, client, 413, "body over 64 KiB");
-                        } else {
-                            callback.failed(failure);
-                        }
+                        callback.failed(failure);
                         return;
                     }
                     String endpoint = expected.equals("POST") ? "direct:approval-api" : "direct:approval-events";

@@ -100,13 +100,22 @@ public final class HttpPort extends ServiceSupport {
 
     /** Writes a JSON answer; {@code close} ends the connection after it. */
     public static void json(Response response, Callback callback, int status, String json, boolean close) {
-        response.setStatus(status);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
         if (close) {
             response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
-        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        send(response, callback, status, "application/json", json);
+    }
+
+    /** Writes a whole answer in UTF-8 with its length; a null body is an empty one, without a content type. */
+    public static void send(Response response, Callback callback, int status, String contentType, String body) {
+        response.setStatus(status);
+        if (body == null) {
+            response.write(true, null, callback);
+            return;
+        }
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
         response.write(true, ByteBuffer.wrap(bytes), callback);
     }

@@ -1,20 +1,17 @@
 package io.github.scheduledeventsbridge.logging;
 
-import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.util.logging.ErrorManager;
-import java.util.logging.Handler;
+import java.io.UnsupportedEncodingException;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
+import java.util.logging.StreamHandler;
 
 /**
  * Every record as one {@link LineFormatter} line on standard output (JUL's ConsoleHandler writes to standard
  * error), in UTF-8 whatever the platform encoding, flushed at once. Text or JSON as {@code bridge.log.format} /
  * {@code BRIDGE_LOG_FORMAT} say when the handler is made.
  */
-public final class StdoutHandler extends Handler {
-
-    private final OutputStream out;
+public final class StdoutHandler extends StreamHandler {
 
     /** The handler logging.properties names. */
     public StdoutHandler() {
@@ -22,44 +19,24 @@ public final class StdoutHandler extends Handler {
     }
 
     StdoutHandler(OutputStream out, LineFormatter formatter) {
-        this.out = out;
-        setFormatter(formatter);
-    }
-
-    @Override
-    public void publish(LogRecord record) {
-        if (!isLoggable(record)) {
-            return;
-        }
-        byte[] line;
+        super(out, formatter);
+        setLevel(Level.ALL); // the loggers' levels decide, not a handler level of INFO
         try {
-            line = getFormatter().format(record).getBytes(StandardCharsets.UTF_8);
-        } catch (RuntimeException e) {
-            reportError(null, e, ErrorManager.FORMAT_FAILURE);
-            return;
-        }
-        try {
-            synchronized (out) { // whole lines, even from several threads
-                out.write(line);
-                out.flush();
-            }
-        } catch (IOException e) {
-            reportError(null, e, ErrorManager.WRITE_FAILURE);
+            setEncoding("UTF-8");
+        } catch (UnsupportedEncodingException e) {
+            throw new IllegalStateException("every JDK has UTF-8", e);
         }
     }
 
     @Override
-    public void flush() {
-        try {
-            out.flush();
-        } catch (IOException e) {
-            reportError(null, e, ErrorManager.FLUSH_FAILURE);
-        }
+    public synchronized void publish(LogRecord record) {
+        super.publish(record);
+        flush();
     }
 
     /** Flushes only: standard output stays open for whoever writes after. */
     @Override
-    public void close() {
+    public synchronized void close() {
         flush();
     }
 }

@@ -1,7 +1,7 @@
 package io.github.scheduledeventsbridge.management;
 
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
-import org.eclipse.jetty.http.HttpHeader;
+import io.github.scheduledeventsbridge.http.HttpPort;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -14,18 +14,15 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipInputStream;
 
 /**
- * The Hawtio 4 WAR packaged in the jar ({@code hawtio/hawtio.war}), unpacked and started on the first request
+ * The Hawtio 4 WAR packaged in the jar ({@code hawtio/hawtio.war}), unpacked by Jetty and started on the first request
  * to {@code /hawtio}: most agents never open the console, and an idle one should not pay for it.
  *
  * <p>Authentication is the management port's HTTP Basic in front of it, so Hawtio's own login is turned off
@@ -58,10 +55,8 @@ final class HawtioConsole {
             started = started(request.getConnectionMetaData().getConnector().getServer());
         } catch (Exception e) {
             LOG.error("The Hawtio console cannot start", e);
-            response.setStatus(HttpStatus.SERVICE_UNAVAILABLE_503);
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
-            response.write(true, ByteBuffer.wrap("The Hawtio console cannot start; see the agent's log.\n"
-                    .getBytes(StandardCharsets.UTF_8)), callback);
+            HttpPort.send(response, callback, HttpStatus.SERVICE_UNAVAILABLE_503, "text/plain; charset=utf-8",
+                    "The Hawtio console cannot start; see the agent's log.\n");
             return true;
         }
         return started.handle(request, response, callback);
@@ -79,11 +74,12 @@ final class HawtioConsole {
         setDefault("hawtio.disableProxy", "true");
         Path dir = Files.createTempDirectory("seb-hawtio-");
         try {
-            unpack(dir);
+            Path war = dir.resolve("hawtio.war");
+            copy(WAR_RESOURCE, war);
             WebAppContext context = new WebAppContext();
             context.addOverrideDescriptor(jolokiaPolicy(dir).toString());
             context.setContextPath("/hawtio");
-            context.setWar(dir.toString());
+            context.setWar(war.toString()); // Jetty unpacks it into the temporary directory below
             context.setParentLoaderPriority(false);
             // One logging set-up for the whole agent: the WAR's SLF4J is the agent's, and its Log4j (which nothing
             // in the WAR calls directly) never loads, as the agent has none.
@@ -123,15 +119,9 @@ final class HawtioConsole {
      * {@code jolokia-agent} servlet at it. Returns the descriptor.
      */
     private Path jolokiaPolicy(Path dir) throws IOException {
-        String resource = readOnly ? READ_ONLY_POLICY : FULL_ACCESS_POLICY;
-        Path policy = dir.resolve("WEB-INF").resolve("jolokia-access.xml");
-        try (InputStream in = HawtioConsole.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IOException(resource + " is not on the classpath");
-            }
-            Files.copy(in, policy, StandardCopyOption.REPLACE_EXISTING);
-        }
-        Path descriptor = dir.resolve("WEB-INF").resolve("override-web.xml");
+        Path policy = dir.resolve("jolokia-access.xml");
+        copy(readOnly ? READ_ONLY_POLICY : FULL_ACCESS_POLICY, policy);
+        Path descriptor = dir.resolve("override-web.xml");
         Files.writeString(descriptor, """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
@@ -155,25 +145,12 @@ final class HawtioConsole {
         }
     }
 
-    private static void unpack(Path dir) throws IOException {
-        try (InputStream war = HawtioConsole.class.getResourceAsStream(WAR_RESOURCE)) {
-            if (war == null) {
-                throw new IOException(WAR_RESOURCE + " is not on the classpath (build with mvn package)");
+    private static void copy(String resource, Path target) throws IOException {
+        try (InputStream in = HawtioConsole.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IOException(resource + " is not on the classpath (build with mvn package)");
             }
-            try (ZipInputStream zip = new ZipInputStream(war)) {
-                for (ZipEntry entry; (entry = zip.getNextEntry()) != null; ) {
-                    Path target = dir.resolve(entry.getName()).normalize();
-                    if (!target.startsWith(dir)) {
-                        throw new IOException("unexpected entry in the Hawtio WAR: " + entry.getName());
-                    }
-                    if (entry.isDirectory()) {
-                        Files.createDirectories(target);
-                    } else {
-                        Files.createDirectories(target.getParent());
-                        Files.copy(zip, target, StandardCopyOption.REPLACE_EXISTING);
-                    }
-                }
-            }
+            Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
         }
     }
 

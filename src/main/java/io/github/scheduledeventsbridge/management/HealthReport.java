@@ -1,6 +1,8 @@
 package io.github.scheduledeventsbridge.management;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.config.BridgeSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.health.HealthCheck;
@@ -9,7 +11,6 @@ import org.apache.camel.health.HealthCheckHelper;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,8 +24,6 @@ final class HealthReport {
     enum Kind { LIVENESS, READINESS, ALL }
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Webhook URLs often carry their secret in the path or query (Slack, Teams): only their host is shown. */
-
     /** Details that only repeat the check's id, group and kind. */
     private static final java.util.Set<String> REPEATED =
             java.util.Set.of(HealthCheck.CHECK_ID, HealthCheck.CHECK_GROUP, HealthCheck.CHECK_KIND);
@@ -51,7 +50,6 @@ final class HealthReport {
                     HealthCheck.Kind.READINESS), check -> !check.isReadiness(), "full");
             case ALL -> HealthCheckHelper.invoke(context, check -> Map.of(), check -> false, "full");
         };
-        List<Map<String, Object>> checks = new ArrayList<>();
         boolean up = running;
         for (HealthCheck.Result result : results) {
             up &= result.getState() == HealthCheck.State.UP;
@@ -59,36 +57,25 @@ final class HealthReport {
         if (!details) {
             return new HealthReport(up, up ? "{\"status\":\"UP\"}" : "{\"status\":\"DOWN\"}");
         }
+        ObjectNode body = JSON.createObjectNode().put("status", up ? "UP" : "DOWN")
+                .put("version", io.github.scheduledeventsbridge.BridgeVersion.current())
+                .put("commit", io.github.scheduledeventsbridge.BridgeVersion.commit())
+                .put("camelContext", context.getStatus().name());
+        ArrayNode checks = body.putArray("checks");
         for (HealthCheck.Result result : sorted(results)) {
-            Map<String, Object> check = new LinkedHashMap<>();
-            check.put("id", result.getCheck().getId());
-            check.put("group", result.getCheck().getGroup());
-            check.put("status", result.getState().name());
+            ObjectNode check = checks.addObject().put("id", result.getCheck().getId())
+                    .put("group", result.getCheck().getGroup()).put("status", result.getState().name());
             result.getMessage().ifPresent(m -> check.put("message", redact(m)));
             result.getError().ifPresent(e -> check.put("error", e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : ": " + redact(e.getMessage()))));
-            Map<String, Object> values = new TreeMap<>();
-            result.getDetails().forEach((key, value) -> {
-                if (!REPEATED.contains(key)) {
-                    values.put(key, jsonValue(value));
-                }
-            });
+            Map<String, Object> values = new TreeMap<>(result.getDetails());
+            values.keySet().removeAll(REPEATED);
             if (!values.isEmpty()) {
-                check.put("details", values);
+                ObjectNode shown = check.putObject("details");
+                values.forEach((key, value) -> shown.putPOJO(key, jsonValue(value)));
             }
-            checks.add(check);
         }
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("status", up ? "UP" : "DOWN");
-        body.put("version", io.github.scheduledeventsbridge.BridgeVersion.current());
-        body.put("commit", io.github.scheduledeventsbridge.BridgeVersion.commit());
-        body.put("camelContext", context.getStatus().name());
-        body.put("checks", checks);
-        try {
-            return new HealthReport(up, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return new HealthReport(up, body.toPrettyString());
     }
 
     private static List<HealthCheck.Result> sorted(Collection<HealthCheck.Result> results) {
@@ -105,6 +92,7 @@ final class HealthReport {
         return redact(String.valueOf(value));
     }
 
+    /** Webhook URLs often carry their secret in the path or query (Slack, Teams): only their host is shown. */
     static String redact(String text) {
         return BridgeSettings.redactUrlsIn(text);
     }

@@ -15,8 +15,6 @@ import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -100,9 +98,10 @@ final class ManagementHandler extends Handler.Abstract {
 
     private boolean health(Response response, Callback callback, HealthReport.Kind kind, boolean details, boolean head) {
         HealthReport report = HealthReport.of(context, kind, details);
-        response.setStatus(report.up ? HttpStatus.OK_200 : HttpStatus.SERVICE_UNAVAILABLE_503);
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-        return send(response, callback, "application/json; charset=utf-8", head ? "" : report.json + "\n");
+        HttpPort.send(response, callback, report.up ? HttpStatus.OK_200 : HttpStatus.SERVICE_UNAVAILABLE_503,
+                "application/json; charset=utf-8", head ? "" : report.json + "\n");
+        return true;
     }
 
     private boolean metrics(Response response, Callback callback, boolean head) {
@@ -111,10 +110,9 @@ final class ManagementHandler extends Handler.Abstract {
             return text(response, callback, HttpStatus.NOT_FOUND_404,
                     "Metrics are off: camel.metrics.enabled is not true.\n");
         }
-        String body = head ? "" : metrics.scrape();
-        response.setStatus(HttpStatus.OK_200);
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-        return send(response, callback, PROMETHEUS_TEXT, body);
+        HttpPort.send(response, callback, HttpStatus.OK_200, PROMETHEUS_TEXT, head ? "" : metrics.scrape());
+        return true;
     }
 
     /** The registry Camel Main sets up from {@code camel.metrics.*}, looked up when scraped (it comes late). */
@@ -154,15 +152,7 @@ final class ManagementHandler extends Handler.Abstract {
     }
 
     private static boolean text(Response response, Callback callback, int status, String body) {
-        response.setStatus(status);
-        return send(response, callback, "text/plain; charset=utf-8", body);
-    }
-
-    private static boolean send(Response response, Callback callback, String contentType, String body) {
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
-        response.write(true, ByteBuffer.wrap(bytes), callback);
+        HttpPort.send(response, callback, status, "text/plain; charset=utf-8", body);
         return true;
     }
 

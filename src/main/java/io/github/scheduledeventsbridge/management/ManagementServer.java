@@ -38,9 +38,8 @@ public final class ManagementServer extends ServiceSupport {
     private final CamelContext context;
     private final ManagementSettings settings;
     private final String host;
-    private HttpPort server;
+    private volatile HttpPort server;
     private HawtioConsole console;
-    private volatile int port = -1;
 
     private ManagementServer(CamelContext context, ManagementSettings settings, String host) {
         this.context = context;
@@ -99,7 +98,8 @@ public final class ManagementServer extends ServiceSupport {
 
     /** The port it listens on, or -1 when it does not listen. */
     public int port() {
-        return port;
+        HttpPort http = server;
+        return http == null ? -1 : http.port();
     }
 
     public String host() {
@@ -122,9 +122,8 @@ public final class ManagementServer extends ServiceSupport {
         }
         server = http;
         console = hawtio;
-        port = http.port();
         LOG.info("Management server on http://{}:{}: /observe/health/live, /observe/health/ready, /observe/health, "
-                        + "/metrics, {}", hostForUrl(host), port,
+                        + "/metrics, {}", hostForUrl(host), http.port(),
                 hawtio == null ? "no Hawtio console (no bridge.management.username/password)"
                         : "Hawtio console at /hawtio (user " + settings.username() + ")");
     }
@@ -133,7 +132,6 @@ public final class ManagementServer extends ServiceSupport {
     protected void doStop() {
         HttpPort http = server;
         server = null;
-        port = -1;
         if (http != null) {
             http.stop();
         }
@@ -171,6 +169,7 @@ public final class ManagementServer extends ServiceSupport {
 
     /** For tests and logs: where it listens. */
     public InetSocketAddress address() {
+        int port = port();
         return port < 0 ? null : new InetSocketAddress(host, port);
     }
 }

@@ -3,6 +3,8 @@ package io.github.scheduledeventsbridge.simulator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.scheduledeventsbridge.http.HttpPort;
+import org.eclipse.jetty.http.BadMessageException;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -12,8 +14,6 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 import java.io.IOException;
-import java.net.URLDecoder;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -107,12 +107,17 @@ final class ImdsHandler extends Handler.Abstract {
             response.getHeaders().put(HttpHeader.ALLOW, String.join(", ", endpoint.methods()));
             return Answer.error(405, "Method not allowed");
         }
-        Optional<String> version = queryParameter(request.getHttpURI().getQuery(), "api-version");
-        if (version.isEmpty()) {
+        String version;
+        try {
+            version = Request.extractQueryParameters(request).getValue("api-version");
+        } catch (BadMessageException malformed) { // bad %-encoding: answered as an invalid version
+            version = "";
+        }
+        if (version == null) {
             return Answer.error(400, "Bad request. api-version was not specified in the request. "
                     + "For more information refer to aka.ms/azureimds");
         }
-        if (!endpoint.versions().test(version.get())) {
+        if (!endpoint.versions().test(version)) {
             return Answer.error(400, "Bad request. api-version is invalid. "
                     + "For more information refer to aka.ms/azureimds");
         }
@@ -189,35 +194,10 @@ final class ImdsHandler extends Handler.Abstract {
         return false;
     }
 
-    private static Optional<String> queryParameter(String query, String name) {
-        if (query == null) {
-            return Optional.empty();
-        }
-        for (String pair : query.split("&")) {
-            int equals = pair.indexOf('=');
-            String key = equals < 0 ? pair : pair.substring(0, equals);
-            if (name.equals(decode(key))) {
-                return Optional.of(equals < 0 ? "" : decode(pair.substring(equals + 1)));
-            }
-        }
-        return Optional.empty();
-    }
-
-    private static String decode(String component) {
-        return URLDecoder.decode(component, StandardCharsets.UTF_8);
-    }
-
     private static void send(Request request, Response response, Callback callback, Answer answer) {
-        response.setStatus(answer.status());
         // HEAD is never supported, but even its error response must not carry a body.
-        if (answer.json() == null || "HEAD".equals(request.getMethod())) {
-            response.write(true, null, callback);
-            return;
-        }
-        byte[] bytes = answer.json().getBytes(StandardCharsets.UTF_8);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, JSON_CONTENT_TYPE);
-        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
-        response.write(true, ByteBuffer.wrap(bytes), callback);
+        HttpPort.send(response, callback, answer.status(), JSON_CONTENT_TYPE,
+                "HEAD".equals(request.getMethod()) ? null : answer.json());
     }
 
     @FunctionalInterface
@@ -232,7 +212,7 @@ final class ImdsHandler extends Handler.Abstract {
     private record Answer(int status, String json) {
 
         static Answer error(int status, String message) {
-            return new Answer(status, JSON.createObjectNode().put("error", message).toString());
+            return new Answer(status, HttpPort.errorJson(message));
         }
     }
 }

@@ -160,6 +160,36 @@ class ActionsKillNineIT {
     }
 
     @Test
+    void aPrepareWhosePidWasNotYetWrittenDownIsStillFoundAndEndedBeforeTheRecover() throws Exception {
+        String recover = "if kill -0 $(cat " + work + "/prepare.pid) 2>/dev/null; "
+                + "then echo 'prepare still running' >> " + work + "/recover.runs; "
+                + "else echo 'prepare ended' >> " + work + "/recover.runs; fi";
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("kill-secret")) {
+            imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
+            Files.createFile(work.resolve("block"));
+            AgentProcess first = agent(imds, webhook, recover);
+            await().atMost(Duration.ofSeconds(60)).until(() -> lines("prepare.starts").size() == 1);
+            first.kill9();
+            long orphan = Long.parseLong(lines("prepare.pid").get(0).trim());
+            // The kill came between the command's start and the forced write of its pid (a window the command's
+            // first line often falls in): the log has no "started" step, whether or not the agent got to write it.
+            Path log = work.resolve("state").resolve("actions.log");
+            Files.write(log, Files.readAllLines(log).stream().filter(step -> !step.contains("\"op\":\"started\"")).toList());
+
+            imds.serve(Docs.document(2));
+            try (AgentProcess second = agent(imds, webhook, recover)) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> lines("recover.runs").size() == 1);
+                assertThat(lines("recover.runs")).containsExactly("prepare ended");
+                assertThat(second.output()).containsPattern("was still running from before the agent restarted \\(pid [0-9, ]*\\b"
+                        + orphan + "\\b");
+            }
+            assertThat(ProcessHandle.of(orphan).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+        } finally {
+            Files.deleteIfExists(work.resolve("block"));
+        }
+    }
+
+    @Test
     void whenTheAgentIsKilledTheActionHostEndsItsCommand() throws Exception {
         Path pid = work.resolve("command.pid");
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("kill-secret");

@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge.simulator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator.Options;
+import io.github.scheduledeventsbridge.testing.RawSockets;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -87,6 +88,16 @@ class ImdsSimulatorTest {
         assertThat(get(sim.instanceComputeUri(), null, "true").statusCode()).isEqualTo(400);
         assertThat(get(sim.instanceComputeUri(), "api-version=latest", "true").statusCode()).isEqualTo(400);
         assertThat(get(sim.instanceComputeUri(), "api-version=2023-07-01", "true").statusCode()).isEqualTo(200);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"api-version=%zz", "api-version=%C3%28", "x=%&api-version=2020-07-01"})
+    void aMalformedQueryIsAnsweredAsAnInvalidVersion(String query) throws Exception {
+        ImdsSimulator sim = manual(true, "freeze");
+
+        String answer = RawSockets.exchange(sim.port(), "GET /metadata/scheduledevents?" + query + " HTTP/1.1\r\n"
+                + "Host: x\r\nMetadata: true\r\nConnection: close\r\n\r\n", Duration.ofSeconds(5));
+        assertThat(answer).startsWith("HTTP/1.1 400").contains("api-version is invalid");
     }
 
     @Test

@@ -1,0 +1,136 @@
+package io.github.scheduledeventsbridge;
+
+import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.delivery.AttemptDeadlines;
+import io.github.scheduledeventsbridge.delivery.BoundedHttpClient;
+import io.github.scheduledeventsbridge.delivery.DeadLetters;
+import io.github.scheduledeventsbridge.delivery.DeliveryRejections;
+import io.github.scheduledeventsbridge.delivery.Dispatcher;
+import io.github.scheduledeventsbridge.delivery.FilterSettings;
+import io.github.scheduledeventsbridge.delivery.HttpAnswer;
+import io.github.scheduledeventsbridge.delivery.Sink;
+import io.github.scheduledeventsbridge.delivery.SinkFilter;
+import io.github.scheduledeventsbridge.delivery.SinkRegistry;
+import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.delivery.SpoolContent;
+import io.github.scheduledeventsbridge.delivery.SpoolInventory;
+import io.github.scheduledeventsbridge.delivery.WebhookAddress;
+import io.github.scheduledeventsbridge.delivery.WebhookFormats;
+import io.github.scheduledeventsbridge.delivery.WebhookSigner;
+import io.github.scheduledeventsbridge.delivery.WebhookSink;
+import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
+import io.github.scheduledeventsbridge.delivery.email.EmailSink;
+import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
+import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
+import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
+import io.github.scheduledeventsbridge.delivery.eventlog.EventLogWriter;
+import io.github.scheduledeventsbridge.health.StorageHealth;
+import io.github.scheduledeventsbridge.imds.VmIdentity;
+import org.apache.camel.BindToRegistry;
+import org.apache.camel.CamelConfiguration;
+import org.apache.camel.CamelContext;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The delivery beans: the sinks, their spool bookkeeping and the beans each sink lane's attempt calls. */
+public class DeliveryConfiguration implements CamelConfiguration {
+
+    /** The names earlier versions gave the webhook spools (a hash of the whole URL), so that those are still found. */
+    private final Map<String, String> legacySpoolIds = new HashMap<>();
+
+    @BindToRegistry
+    final WebhookAddress webhookAddress = new WebhookAddress();
+    @BindToRegistry
+    final WebhookFormats webhookFormats = new WebhookFormats();
+    @BindToRegistry
+    final EmailComposer emailComposer = new EmailComposer();
+    @BindToRegistry
+    final EventHubsBatch eventHubsBatch = new EventHubsBatch();
+
+    @BindToRegistry
+    public SinkRegistry sinkRegistry(BridgeSettings settings, VmIdentity identity, Spool spool) {
+        List<Sink> sinks = new ArrayList<>(WebhookSink.create(settings.webhook().targets(),
+                filter(settings.webhook().filter(), identity), legacySpoolIds, settings.webhook().concurrency()));
+        if (settings.eventHubs().enabled()) {
+            sinks.add(EventHubsSink.create(settings.eventHubs(), filter(settings.eventHubs().filter(), identity)));
+        }
+        if (settings.email().enabled()) {
+            sinks.add(EmailSink.create(settings.email(), filter(settings.email().filter(), identity)));
+        }
+        if (settings.eventLog().enabled()) {
+            sinks.add(EventLogSink.create(settings.eventLog(), filter(settings.eventLog().filter(), identity)));
+        }
+        SinkRegistry registry = new SinkRegistry(sinks);
+        // The spool MXBean (Hawtio) names sinks as people do, not by their hash.
+        spool.nameSinks(registry::label);
+        return registry;
+    }
+
+    private static SinkFilter filter(FilterSettings f, VmIdentity identity) {
+        return new SinkFilter(f.transitions(), f.eventTypes(), f.ownOnly(), identity);
+    }
+
+    @BindToRegistry
+    public Dispatcher dispatcher(SinkRegistry sinks, Spool spool, StorageHealth storage) {
+        return new Dispatcher(sinks, spool, storage);
+    }
+
+    @BindToRegistry
+    public DeadLetters deadLetters(Spool spool, Clock clock) {
+        return new DeadLetters(spool, clock);
+    }
+
+    @BindToRegistry
+    public SpoolInventory spoolInventory(Spool spool, SinkRegistry sinks, DeadLetters deadLetters) {
+        return new SpoolInventory(spool.root(), sinks, deadLetters, legacySpoolIds);
+    }
+
+    @BindToRegistry
+    public SpoolContent spoolContent() {
+        return new SpoolContent();
+    }
+
+    @BindToRegistry
+    public DeliveryRejections deliveryRejections(BridgeSettings settings, Clock clock) {
+        return new DeliveryRejections(settings.delivery().deadLetterAfter(), clock);
+    }
+
+    /** One deadline per delivery attempt, for every sink; sink secrets go to the components, never into URIs. */
+    @BindToRegistry
+    public AttemptDeadlines attemptDeadlines(CamelContext context, BridgeSettings settings) {
+        AttemptDeadlines deadlines = new AttemptDeadlines(settings.delivery().attemptTimeout());
+        EmailSink.configureComponent(context, settings.email(), deadlines);
+        EventHubsSink.configureComponent(context, settings.eventHubs(), deadlines.timeout());
+        return deadlines;
+    }
+
+    /** Peers' answers read only so far, within the attempt's deadline. */
+    @BindToRegistry
+    public BoundedHttpClient boundedHttpClient(CamelContext context, AttemptDeadlines deadlines) {
+        return new BoundedHttpClient(context, deadlines);
+    }
+
+    @BindToRegistry
+    public WebhookSigner webhookSigner(BridgeSettings settings, Clock clock) {
+        return new WebhookSigner(settings.webhook().secret(), clock);
+    }
+
+    @BindToRegistry
+    public HttpAnswer httpAnswer(Clock clock) {
+        return new HttpAnswer(clock);
+    }
+
+    /**
+     * Bound always (routes/eventlog-sink.yaml names it), writing through the writer chosen with the settings; without
+     * the sink no lane ever calls it.
+     */
+    @BindToRegistry
+    public EventLogSink eventLogSink(CamelContext context, BridgeSettings settings) {
+        return new EventLogSink(settings.eventLog().enabled()
+                ? context.getRegistry().lookupByNameAndType(EventLogSink.WRITER_BEAN, EventLogWriter.class) : null);
+    }
+}

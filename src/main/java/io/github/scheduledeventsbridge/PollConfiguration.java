@@ -1,0 +1,75 @@
+package io.github.scheduledeventsbridge;
+
+import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.health.PollMetrics;
+import io.github.scheduledeventsbridge.health.StorageHealth;
+import io.github.scheduledeventsbridge.imds.ImdsResponse;
+import io.github.scheduledeventsbridge.imds.PollBackoff;
+import io.github.scheduledeventsbridge.imds.VmIdentity;
+import io.github.scheduledeventsbridge.state.BootTime;
+import io.github.scheduledeventsbridge.state.ObservationWatch;
+import io.github.scheduledeventsbridge.state.TransitionJournal;
+import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
+import io.github.scheduledeventsbridge.transitions.ResourceFilter;
+import io.github.scheduledeventsbridge.transitions.TransitionDetector;
+import io.github.scheduledeventsbridge.transitions.TransitionLog;
+import org.apache.camel.BindToRegistry;
+import org.apache.camel.CamelConfiguration;
+import org.apache.camel.CamelContext;
+
+import java.time.Clock;
+import java.util.Optional;
+
+/** The poll's beans (routes/poll.yaml) and the state it keeps: identity, journal, outbox spool. */
+public class PollConfiguration implements CamelConfiguration {
+
+    /** The last known identity (state dir) answers for this VM until IMDS instance metadata does. */
+    @BindToRegistry
+    public VmIdentity vmIdentity(BridgeSettings settings, Clock clock) {
+        return new VmIdentity(clock, settings.stateDir());
+    }
+
+    @BindToRegistry
+    public StorageHealth storageHealth(Clock clock) {
+        return new StorageHealth(clock);
+    }
+
+    @BindToRegistry
+    public TransitionJournal journal(CamelContext context, BridgeSettings settings, Clock clock, VmIdentity identity,
+                                     StorageHealth storage) {
+        // Tests bind their own "bootTime"; the agent asks the platform.
+        BootTime bootTime = Optional.ofNullable(context.getRegistry().lookupByNameAndType("bootTime", BootTime.class))
+                .orElseGet(BridgeConfiguration.platform(context)::bootTime);
+        return new TransitionJournal(settings.stateDir(), new TransitionDetector(), new CloudEventFactory(clock, identity),
+                new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity), clock,
+                new ObservationWatch(ObservationWatch.maxGap(settings.imds().pollInterval()), bootTime, clock), storage);
+    }
+
+    @BindToRegistry
+    public Spool spool(BridgeSettings settings, Clock clock) {
+        Spool spool = new Spool(settings.stateDir().resolve("spool"), clock);
+        BridgeConfiguration.registerMBean(spool, "io.github.scheduledeventsbridge:type=Spool");
+        return spool;
+    }
+
+    @BindToRegistry
+    public PollBackoff pollBackoff(BridgeSettings settings, Clock clock) {
+        return new PollBackoff(clock, settings.imds().pollInterval(), settings.imds().maxBackoff());
+    }
+
+    @BindToRegistry
+    public ImdsResponse imdsResponse(BridgeSettings settings) {
+        return new ImdsResponse(settings.imds().maxDocumentSize());
+    }
+
+    @BindToRegistry
+    public PollMetrics pollMetrics(CamelContext context) {
+        return new PollMetrics(context);
+    }
+
+    @BindToRegistry
+    public TransitionLog transitionLog(CamelContext context) {
+        return new TransitionLog(context);
+    }
+}
