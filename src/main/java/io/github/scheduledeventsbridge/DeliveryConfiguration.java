@@ -90,8 +90,8 @@ public class DeliveryConfiguration implements CamelConfiguration {
     }
 
     @BindToRegistry
-    public SpoolContent spoolContent(SinkRegistry sinks) {
-        return new SpoolContent(sinks);
+    public SpoolContent spoolContent() {
+        return new SpoolContent();
     }
 
     @BindToRegistry

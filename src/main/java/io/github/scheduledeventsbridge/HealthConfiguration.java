@@ -7,6 +7,7 @@ import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.SpoolInventory;
 import io.github.scheduledeventsbridge.health.DeliveryMetrics;
+import io.github.scheduledeventsbridge.health.DeliveryOutcome;
 import io.github.scheduledeventsbridge.health.OutageLog;
 import io.github.scheduledeventsbridge.health.Readiness;
 import io.github.scheduledeventsbridge.health.ReadinessChecks;
@@ -32,8 +33,15 @@ public class HealthConfiguration implements CamelConfiguration {
 
     @BindToRegistry
     public DeliveryMetrics deliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks, SpoolInventory inventory,
-                                           OutageLog outageLog, PollBackoff pollBackoff) {
-        return new DeliveryMetrics(context, spool, sinks, inventory, outageLog).watching(pollBackoff);
+                                           PollBackoff pollBackoff) {
+        return new DeliveryMetrics(context, spool, sinks, inventory).watching(pollBackoff);
+    }
+
+    /** What follows each delivery attempt (routes/sink-lane.yaml, routes/error-handling.yaml). */
+    @BindToRegistry
+    public DeliveryOutcome deliveryOutcome(Spool spool, DeadLetters deadLetters, OutageLog outageLog,
+                                           DeliveryMetrics deliveryMetrics) {
+        return new DeliveryOutcome(spool, deadLetters, outageLog, deliveryMetrics);
     }
 
     /** The readiness probe's checks, registered with Camel's health checks. */

@@ -47,7 +47,7 @@ public final class HttpAnswer {
                          @Header(Exchange.HTTP_RESPONSE_TEXT) String statusText,
                          @Header("Retry-After") String retryAfter,
                          org.apache.camel.Message answer,
-                         @ExchangeProperty(SinkRegistry.SINK_ID_PROPERTY) String sinkId,
+                         @ExchangeProperty(Sink.PROPERTY) Sink sink,
                          @Headers Map<String, Object> headers) {
         if (status != null && status >= 200 && status <= 299) {
             // The body is read only for a refusal's reason: as a String parameter, every accepted POST's
@@ -64,9 +64,9 @@ public final class HttpAnswer {
                     String.valueOf(headers.get("Location"))) + ")";
         }
         if (redirect || status != null && status >= 400 && status <= 499 && status != 408 && status != 429) {
-            throw new DeliveryRejectedException(sinkId + " refused the message: " + said);
+            throw new DeliveryRejectedException(sink.id() + " refused the message: " + said);
         }
-        throw new DeliveryFailedException(sinkId + " answered " + said + "; will retry");
+        throw new DeliveryFailedException(sink.id() + " answered " + said + "; will retry");
     }
 
     /** Retry-After as delta-seconds or an HTTP-date (RFC 9110 §10.2.3), capped; empty when absent or unreadable. */

@@ -2,7 +2,6 @@ package io.github.scheduledeventsbridge.delivery;
 
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 
-import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -11,19 +10,34 @@ import java.util.function.Predicate;
  * only ever delays itself. A sink with several {@code lanes} delivers that many messages at a time, each lane
  * in order; every message of one event (its EventId) goes to the same lane, so each event's transitions
  * arrive in order, while two events' transitions may overtake each other. {@code attempt} is the endpoint of the route that makes one delivery attempt
- * ({@code direct:webhook-attempt}, …); {@code attemptProperties} are the exchange properties it reads
- * (format, target, endpoint), set at run time by {@link SinkRegistry#prepareAttempt}, so that URLs, tokens
- * and passwords never become part of a route definition. A {@code batched} sink receives the transitions of
- * one document together (a JSON array, one spool file); the others receive one CloudEvent per spool file.
+ * ({@code direct:webhook-attempt}, …); {@code target} is what that attempt sends to ({@link WebhookTarget}, the
+ * email and Event Hubs targets). The lane puts the sink itself on the exchange once ({@value #PROPERTY}), and the
+ * attempt's beans take it as a parameter, so that URLs, tokens and passwords never become part of a route
+ * definition. A {@code batched} sink receives the transitions of one document together (a JSON array, one spool
+ * file); the others receive one CloudEvent per spool file.
  */
 public record Sink(
         String id,
         String description,
         String attempt,
-        Map<String, Object> attemptProperties,
+        Target target,
         Predicate<OutboundEvent> filter,
         boolean batched,
         int lanes) {
+
+    /** The exchange property under which a lane carries its sink to every step of an attempt. */
+    public static final String PROPERTY = "sink";
+
+    /** What one attempt sends to; a target holds secrets (URLs with tokens) and never prints them. */
+    public interface Target {
+        /** For a sink whose attempt needs nothing but the message (the Windows Event Log). */
+        Target NONE = new Target() {
+            @Override
+            public String toString() {
+                return "none";
+            }
+        };
+    }
 
     public Sink {
         if (lanes < 1 || batched && lanes != 1) {
@@ -31,14 +45,21 @@ public record Sink(
         }
     }
 
-    public Sink(String id, String description, String attempt, Map<String, Object> attemptProperties,
-                Predicate<OutboundEvent> filter) {
-        this(id, description, attempt, attemptProperties, filter, false);
+    public Sink(String id, String description, String attempt, Target target, Predicate<OutboundEvent> filter) {
+        this(id, description, attempt, target, filter, false);
     }
 
-    public Sink(String id, String description, String attempt, Map<String, Object> attemptProperties,
-                Predicate<OutboundEvent> filter, boolean batched) {
-        this(id, description, attempt, attemptProperties, filter, batched, 1);
+    public Sink(String id, String description, String attempt, Target target, Predicate<OutboundEvent> filter,
+                boolean batched) {
+        this(id, description, attempt, target, filter, batched, 1);
+    }
+
+    /** The target of this sink's kind: an attempt route only ever runs for sinks of its own kind. */
+    public <T extends Target> T targetAs(Class<T> kind) {
+        if (!kind.isInstance(target)) {
+            throw new IllegalStateException("sink " + id + " has no " + kind.getSimpleName());
+        }
+        return kind.cast(target);
     }
 
     /** The first lane's queue (a sink's only one, unless it has several lanes). */
@@ -73,7 +94,7 @@ public record Sink(
         return lane == 0 ? "sink-" + id : "sink-" + id + "-" + lane;
     }
 
-    /** The attempt properties hold secrets (URLs with tokens, SMTP passwords): never printed. */
+    /** The target holds secrets (URLs with tokens, SMTP passwords): never printed. */
     @Override
     public String toString() {
         return "Sink[" + id + ": " + description + "]";

@@ -1,8 +1,6 @@
 package io.github.scheduledeventsbridge.delivery;
 
 import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
-import org.apache.camel.ExchangeProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +16,8 @@ public final class SinkRegistry {
 
     /** The one route template every sink's lane comes from (routes/sink-lane.yaml). */
     public static final String LANE_TEMPLATE = "sink-lane";
-    public static final String SINK_ID_PROPERTY = "sinkId";
+    /** The template parameter naming the lane's sink. */
+    static final String SINK_ID_PARAMETER = "sinkId";
 
     private final List<Sink> sinks;
     private final Map<String, Sink> byId;
@@ -70,7 +69,7 @@ public final class SinkRegistry {
         for (Sink sink : sinks) {
             for (int lane = 0; lane < sink.lanes(); lane++) {
                 context.addRouteFromTemplate(sink.routeId(lane), LANE_TEMPLATE,
-                        Map.of("queue", sink.queue(lane), SINK_ID_PROPERTY, sink.id(), "attempt", sink.attempt()));
+                        Map.of("queue", sink.queue(lane), SINK_ID_PARAMETER, sink.id(), "attempt", sink.attempt()));
             }
             LOG.info("Sink {}: {}", sink.id(), sink.description());
         }
@@ -79,12 +78,12 @@ public final class SinkRegistry {
         }
     }
 
-    /** Lane step before each attempt: the sink's own settings become the exchange properties its attempt route reads. */
-    public void prepareAttempt(@ExchangeProperty(SINK_ID_PROPERTY) String sinkId, Exchange exchange) {
+    /** The lane's first step: its sink, carried on the exchange ({@link Sink#PROPERTY}) to every later step. */
+    public Sink sink(String sinkId) {
         Sink sink = byId.get(sinkId);
         if (sink == null) {
             throw new IllegalStateException("No sink " + sinkId);
         }
-        sink.attemptProperties().forEach(exchange::setProperty);
+        return sink;
     }
 }

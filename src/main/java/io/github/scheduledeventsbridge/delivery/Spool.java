@@ -214,7 +214,7 @@ public final class Spool implements SpoolMXBean {
 
     /**
      * Route step: the body becomes the spooled bytes, and the entry is kept on the exchange for
-     * {@link #delivered}. The body is null when the file is already gone (delivered before a restart).
+     * the delivery outcome. The body is null when the file is already gone (delivered before a restart).
      */
     public void load(Exchange exchange) throws IOException {
         SpoolEntry entry = exchange.getMessage().getBody(SpoolEntry.class);
@@ -229,11 +229,10 @@ public final class Spool implements SpoolMXBean {
     }
 
     /**
-     * Route step after the sink confirmed: the message leaves the spool. Its file is deleted, or, when the disk cannot
+     * After the sink confirmed ({@code DeliveryOutcome}): the message leaves the spool. Its file is deleted, or, when the disk cannot
      * be written just now, deleted as soon as it can be ({@link SpoolCleanup}): either way it no longer waits.
      */
-    public void delivered(Exchange exchange) {
-        SpoolEntry entry = exchange.getProperty(ENTRY_PROPERTY, SpoolEntry.class);
+    public void delivered(SpoolEntry entry) {
         if (entry.document() != null) {
             lastDelivered.put(entry.sinkId(), clock.instant());
             removed(entry);
@@ -273,8 +272,7 @@ public final class Spool implements SpoolMXBean {
     }
 
     /** Retries end only when the agent stops: the message is not lost, it waits on disk. */
-    public void keptForNextStart(Exchange exchange) {
-        SpoolEntry entry = exchange.getProperty(ENTRY_PROPERTY, SpoolEntry.class);
+    public void keptForNextStart(SpoolEntry entry) {
         // One line per sink at stop (OutageLog), not one per message.
         LOG.debug("Stopping while {} was undelivered to {}: kept in the spool for the next start",
                 entry == null ? "a message" : entry.file().getFileName(), entry == null ? "its sink" : entry.sinkId());

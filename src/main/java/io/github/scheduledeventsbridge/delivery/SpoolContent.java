@@ -19,21 +19,14 @@ public final class SpoolContent {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final String[] REQUIRED = {"specversion", "id", "source", "type"};
 
-    private final SinkRegistry sinks;
-
-    public SpoolContent(SinkRegistry sinks) {
-        this.sinks = sinks;
-    }
-
-    public void check(@Body byte[] body, @ExchangeProperty(SinkRegistry.SINK_ID_PROPERTY) String sinkId,
+    public void check(@Body byte[] body, @ExchangeProperty(Sink.PROPERTY) Sink sink,
                       @ExchangeProperty(Spool.ENTRY_PROPERTY) SpoolEntry entry) {
         if (entry != null && entry.payload() != null) {
             // Serialised from a CloudEvent by this run a moment ago (a spool document just written), not read
             // back from disk: parsing it again was ~8 % of a lane's CPU in a 1000-event burst.
             return;
         }
-        boolean batched = sinks.sinks().stream().anyMatch(s -> s.id().equals(sinkId) && s.batched());
-        problem(body, batched).ifPresent(problem -> {
+        problem(body, sink.batched()).ifPresent(problem -> {
             throw new UnreadableSpoolFileException(problem);
         });
     }

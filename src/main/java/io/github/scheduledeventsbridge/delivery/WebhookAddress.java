@@ -13,10 +13,8 @@ import java.util.Map;
  */
 public final class WebhookAddress {
 
-    /** Set per sink by {@link SinkRegistry#prepareAttempt}. */
-    public static final String TARGET_PROPERTY = "webhookTarget";
-
-    public void address(@ExchangeProperty(TARGET_PROPERTY) WebhookTarget target, @Headers Map<String, Object> headers) {
+    public void address(@ExchangeProperty(Sink.PROPERTY) Sink sink, @Headers Map<String, Object> headers) {
+        WebhookTarget target = sink.targetAs(WebhookTarget.class);
         headers.put(Exchange.HTTP_URI, target.requestUrl());
         // Receivers' logs and firewalls can tell the agent and its version apart from other callers.
         headers.put("User-Agent", io.github.scheduledeventsbridge.BridgeVersion.userAgent());

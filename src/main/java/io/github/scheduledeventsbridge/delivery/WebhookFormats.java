@@ -6,9 +6,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.transitions.TransitionSummary;
 import org.apache.camel.Exchange;
+import org.apache.camel.ExchangeProperty;
+import org.apache.camel.Message;
 
 import java.io.IOException;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -18,20 +19,18 @@ import java.util.Map;
  */
 public final class WebhookFormats {
 
-    public static final String FORMAT_PROPERTY = "webhookFormat";
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    public void render(Exchange exchange) throws IOException {
-        WebhookFormat format = WebhookFormat.valueOf(
-                exchange.getProperty(FORMAT_PROPERTY, "CLOUDEVENTS", String.class).toUpperCase(Locale.ROOT));
+    public void render(@ExchangeProperty(Sink.PROPERTY) Sink sink, Message message) throws IOException {
+        WebhookFormat format = sink.targetAs(WebhookTarget.class).format();
         if (format == WebhookFormat.CLOUDEVENTS) {
-            exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/cloudevents+json");
+            message.setHeader(Exchange.CONTENT_TYPE, "application/cloudevents+json");
             return;
         }
-        JsonNode cloudEvent = MAPPER.readTree(exchange.getMessage().getBody(byte[].class));
+        JsonNode cloudEvent = MAPPER.readTree(message.getBody(byte[].class));
         JsonNode payload = format == WebhookFormat.SLACK ? slack(cloudEvent) : teams(cloudEvent);
-        exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
-        exchange.getMessage().setBody(MAPPER.writeValueAsBytes(payload));
+        message.setHeader(Exchange.CONTENT_TYPE, "application/json");
+        message.setBody(MAPPER.writeValueAsBytes(payload));
     }
 
     /** https://api.slack.com/messaging/webhooks: {@code text} is the notification fallback. */

@@ -49,8 +49,7 @@ public final class WebhookSink {
             String id = "webhook-" + shortHash(target.identity(ambiguous));
             legacySpoolIds.put(legacyId(target), id);
             sinks.add(new Sink(id, "webhook " + target + ", " + filter, "direct:webhook-attempt",
-                    Map.of(WebhookFormats.FORMAT_PROPERTY, target.format().name(), WebhookAddress.TARGET_PROPERTY, target),
-                    filter, false, concurrency));
+                    target, filter, false, concurrency));
         }
         return sinks;
     }

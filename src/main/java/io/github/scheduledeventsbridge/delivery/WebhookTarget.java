@@ -9,7 +9,7 @@ import static io.github.scheduledeventsbridge.config.BridgeSettings.redact;
  * One webhook target. {@code url} is as configured, credentials included: only {@link #requestUrl()},
  * {@link #basicAuthorization()} and {@link #toString()} (host only) leave this record.
  */
-public record WebhookTarget(URI url, WebhookFormat format) {
+public record WebhookTarget(URI url, WebhookFormat format) implements Sink.Target {
     @Override
     public String toString() {
         return format.name().toLowerCase(Locale.ROOT) + " " + redact(url.toString());

@@ -4,7 +4,6 @@ import io.github.scheduledeventsbridge.BridgeVersion;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
-import io.github.scheduledeventsbridge.delivery.SpoolEntry;
 import io.github.scheduledeventsbridge.delivery.SpoolInventory;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.transitions.TransitionType;
@@ -17,65 +16,57 @@ import java.time.Instant;
 import java.util.List;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
-import org.apache.camel.Processor;
 
 /**
- * The delivery metrics that no route step can count: failed attempts (called by the sink error
- * handler before each retry) and the spool depth per sink, as Micrometer meters on Camel's registry.
+ * The delivery meters on Camel's registry: deliveries, failed attempts and dead letters per sink (counted by
+ * {@link DeliveryOutcome}), the spool depth per sink, and every meter present from the start.
  */
-public final class DeliveryMetrics implements Processor {
+public final class DeliveryMetrics {
 
     private final CamelContext context;
     private final Spool spool;
     private final SinkRegistry sinks;
     private final SpoolInventory inventory;
 
-    private final OutageLog outageLog;
-
-    public DeliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks, SpoolInventory inventory,
-                           OutageLog outageLog) {
-        this.outageLog = outageLog;
+    public DeliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks, SpoolInventory inventory) {
         this.context = context;
         this.spool = spool;
         this.sinks = sinks;
         this.inventory = inventory;
     }
 
-    /** onRedelivery: one failed attempt of the sink this exchange belongs to. */
-    @Override
-    public void process(Exchange exchange) {
-        SpoolEntry entry = exchange.getProperty(Spool.ENTRY_PROPERTY, SpoolEntry.class);
-        MeterRegistry registry = registry();
-        if (entry != null && outageLog != null) {
-            Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-            outageLog.attemptFailed(entry.sinkId(), entry.queue(), cause != null ? cause : exchange.getException());
-        }
-        if (registry != null && entry != null) {
-            // Same tag keys as the route's micrometer:counter steps, which add camelContext: Prometheus
-            // refuses one name with two sets of tag keys.
-            registry.counter("bridge.deliveries", "camelContext", context.getName(), "sink", entry.sinkId(),
-                    "outcome", "retry").increment();
-        }
+    /** bridge.deliveries and bridge.dead.letters per sink, each looked up once (a micrometer: step did it per message). */
+    private final java.util.Map<String, Counter> counters = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The receiver accepted a message: bridge.deliveries{sink=…, outcome="delivered"}. */
+    public void delivered(String sinkId) {
+        count("bridge.deliveries", sinkId, "delivered");
     }
 
-    /** bridge.deliveries{outcome="delivered"} per sink, looked up once (a micrometer: step did it per message). */
-    private final java.util.Map<String, Counter> deliveredCounters = new java.util.concurrent.ConcurrentHashMap<>();
+    /** One failed attempt, tried again: bridge.deliveries{sink=…, outcome="retry"}. */
+    public void failedAttempt(String sinkId) {
+        count("bridge.deliveries", sinkId, "retry");
+    }
 
-    /** Lane step once the receiver accepted a message: bridge.deliveries{sink=…, outcome="delivered"}. */
-    public void delivered(@org.apache.camel.ExchangeProperty(SinkRegistry.SINK_ID_PROPERTY) String sinkId) {
-        if (sinkId == null) {
-            return;
-        }
-        Counter counter = deliveredCounters.get(sinkId);
+    /** A refused message moved to dead-letter/: bridge.dead.letters{sink=…}. */
+    public void deadLettered(String sinkId) {
+        count("bridge.dead.letters", sinkId, null);
+    }
+
+    private void count(String name, String sinkId, String outcome) {
+        String key = name + " " + sinkId + " " + outcome;
+        Counter counter = counters.get(key);
         if (counter == null) {
-            // The registry only on a sink's first delivery: finding it scans Camel's registry.
+            // The registry only on a counter's first use: finding it scans Camel's registry.
             MeterRegistry registry = registry();
             if (registry == null) {
                 return;
             }
-            counter = deliveredCounters.computeIfAbsent(sinkId, id -> Counter.builder("bridge.deliveries")
-                    .tags("camelContext", context.getName(), "sink", id, "outcome", "delivered").register(registry));
+            // The tag keys of registerSpoolGauges (camelContext too): Prometheus refuses one name with two sets of keys.
+            counter = counters.computeIfAbsent(key, k -> {
+                Counter.Builder builder = Counter.builder(name).tags("camelContext", context.getName(), "sink", sinkId);
+                return (outcome == null ? builder : builder.tag("outcome", outcome)).register(registry);
+            });
         }
         counter.increment();
     }

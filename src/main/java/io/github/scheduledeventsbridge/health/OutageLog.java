@@ -7,7 +7,6 @@ import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.SpoolEntry;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
-import org.apache.camel.ExchangeProperty;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,7 +70,7 @@ public final class OutageLog extends ServiceSupport {
     }
 
     /**
-     * The sink error handler's onRedelivery: one failed attempt in one of the sink's lanes (its queue). A sink
+     * Before a retry ({@link DeliveryOutcome}): one failed attempt in one of the sink's lanes (its queue). A sink
      * with several lanes has one outage, from the first lane that fails until every failing lane delivers again:
      * one message its receiver keeps refusing holds up its lane only, and must not make the sink look as if it
      * failed and recovered at every retry while the other lanes deliver.
@@ -90,9 +89,8 @@ public final class OutageLog extends ServiceSupport {
         }
     }
 
-    /** Route step after a delivery: this lane works again; the sink's outage ends once no lane is failing. */
-    public void delivered(@ExchangeProperty("sinkId") String sinkId,
-                          @ExchangeProperty(Spool.ENTRY_PROPERTY) SpoolEntry entry) {
+    /** After a delivery ({@link DeliveryOutcome}): this lane works again; the sink's outage ends once no lane is failing. */
+    public void delivered(String sinkId, SpoolEntry entry) {
         if (sinkId == null || sinkOutages.isEmpty()) {
             return;
         }

@@ -47,9 +47,9 @@ class DispatcherTest {
     @Test
     @DisplayName("each event goes to every sink whose filter accepts it: one file per sink per event")
     void respectsFilters() throws IOException {
-        Sink everything = new Sink("all", "every transition", "tpl", Map.of(), e -> true);
-        Sink startsOnly = new Sink("starts", "only Started", "tpl", Map.of(), e -> e.transition().equals("Started"));
-        Sink nothing = new Sink("none", "nothing", "tpl", Map.of(), e -> false);
+        Sink everything = new Sink("all", "every transition", "tpl", Sink.Target.NONE, e -> true);
+        Sink startsOnly = new Sink("starts", "only Started", "tpl", Sink.Target.NONE, e -> e.transition().equals("Started"));
+        Sink nothing = new Sink("none", "nothing", "tpl", Sink.Target.NONE, e -> false);
         Spool spool = new Spool(root);
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(everything, startsOnly, nothing)), spool);
 
@@ -69,7 +69,7 @@ class DispatcherTest {
     @Test
     @DisplayName("the spooled file is exactly the CloudEvent JSON")
     void fileIsTheCloudEvent() throws IOException {
-        Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
+        Sink sink = new Sink("a", "desc", "tpl", Sink.Target.NONE, e -> true);
         OutboundEvent event = event(5, "Scheduled", "A");
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), new Spool(root));
 
@@ -82,7 +82,7 @@ class DispatcherTest {
     @Test
     @DisplayName("spooling the same outbox twice (crash before outboxSpooled) duplicates nothing")
     void respoolIsIdempotent() throws IOException {
-        Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
+        Sink sink = new Sink("a", "desc", "tpl", Sink.Target.NONE, e -> true);
         Spool spool = new Spool(root);
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), spool);
         List<OutboundEvent> outbox = List.of(event(1, "Scheduled", "A"), event(2, "Scheduled", "B"));
@@ -99,7 +99,7 @@ class DispatcherTest {
             + "the rest still succeeds; after a crash before the outbox was cleared the delivered ones come back "
             + "(delivered twice, same id) and the others are kept")
     void deliveredBeforeForcedThenRespooled() throws IOException {
-        Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true, false, 4);
+        Sink sink = new Sink("a", "desc", "tpl", Sink.Target.NONE, e -> true, false, 4);
         Spool spool = new Spool(root);
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), spool);
         // Fewer than a spool document's worth: a file per message (SpoolDocumentTest has the documents).
@@ -124,7 +124,7 @@ class DispatcherTest {
     @DisplayName("a batched sink's outbox re-spooled after a crash with a transition recorded in between: the batch "
             + "file is kept, the newcomer gets a batch of its own, nothing is refused")
     void batchRespooledWithALaterTransition() throws IOException {
-        Sink hub = new Sink("hub", "desc", "tpl", Map.of(), e -> true, true);
+        Sink hub = new Sink("hub", "desc", "tpl", Sink.Target.NONE, e -> true, true);
         Spool spool = new Spool(root);
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(hub)), spool);
         OutboundEvent a = event(1, "Scheduled", "A");
@@ -146,7 +146,7 @@ class DispatcherTest {
     @Test
     @DisplayName("a spool that cannot be written is a StateWriteException and a storage problem until spooling works")
     void spoolFailureIsReported() throws IOException {
-        Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
+        Sink sink = new Sink("a", "desc", "tpl", Sink.Target.NONE, e -> true);
         io.github.scheduledeventsbridge.health.StorageHealth health = new io.github.scheduledeventsbridge.health.StorageHealth();
         FaultyFileSystem disk = FaultyFileSystem.over(root.getFileSystem());
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), new Spool(disk.wrap(root)), health);
@@ -166,7 +166,7 @@ class DispatcherTest {
     @DisplayName("one file of a document that cannot be written fails the whole spooling, and spooling the "
             + "outbox again once it can be written stores each message once")
     void aFailedWriteInABigDocument() throws IOException {
-        Sink sink = new Sink("a", "desc", "tpl", Map.of(), e -> true);
+        Sink sink = new Sink("a", "desc", "tpl", Sink.Target.NONE, e -> true);
         FaultyFileSystem disk = FaultyFileSystem.over(root.getFileSystem())
                 .refuseWrites(file -> file.getFileName().toString().startsWith(".0000000000000000005.json"), "No space left on device");
         Spool spool = new Spool(disk.wrap(root));
@@ -190,8 +190,8 @@ class DispatcherTest {
     @Test
     @DisplayName("pending lists every sink's waiting messages, each sink's oldest first")
     void pendingAcrossSinks() throws IOException {
-        Sink a = new Sink("a", "desc", "tpl", Map.of(), e -> true);
-        Sink b = new Sink("b", "desc", "tpl", Map.of(), e -> e.eventId().equals("B"));
+        Sink a = new Sink("a", "desc", "tpl", Sink.Target.NONE, e -> true);
+        Sink b = new Sink("b", "desc", "tpl", Sink.Target.NONE, e -> e.eventId().equals("B"));
         Spool spool = new Spool(root);
         new Dispatcher(new SinkRegistry(List.of(a, b)), spool).spool(List.of(
                 event(11, "Scheduled", "B"), event(9, "Scheduled", "A"), event(10, "Started", "B")));

@@ -40,9 +40,11 @@ class HttpAnswerTest {
         return message;
     }
 
+    private static final Sink SINK = new Sink("webhook-abc", "d", "direct:webhook-attempt", Sink.Target.NONE, e -> true);
+
     private Map<String, Object> classify(int status, String retryAfter, String body) {
         Map<String, Object> headers = new HashMap<>();
-        answer.classify(status, "Reason", retryAfter, answer(body), "webhook-abc", headers);
+        answer.classify(status, "Reason", retryAfter, answer(body), SINK, headers);
         return headers;
     }
 
@@ -76,7 +78,7 @@ class HttpAnswerTest {
     void redirectNamesItsTarget() {
         Map<String, Object> headers = new HashMap<>();
         headers.put("Location", "https://new.example.com/api/fn?code=TOKEN");
-        assertThatThrownBy(() -> answer.classify(308, "Permanent Redirect", null, answer(null), "webhook-abc", headers))
+        assertThatThrownBy(() -> answer.classify(308, "Permanent Redirect", null, answer(null), SINK, headers))
                 .isInstanceOf(HttpAnswer.DeliveryRejectedException.class)
                 .hasMessageContaining("moved to https://new.example.com/…").hasMessageNotContaining("TOKEN");
     }
@@ -85,7 +87,7 @@ class HttpAnswerTest {
     @DisplayName("Retry-After sets the next pause: seconds, an HTTP-date, capped at an hour, ignored when unreadable")
     void retryAfter() {
         Map<String, Object> headers = new HashMap<>();
-        assertThatThrownBy(() -> answer.classify(429, null, "7", answer(null), "s", headers));
+        assertThatThrownBy(() -> answer.classify(429, null, "7", answer(null), SINK, headers));
         assertThat(headers).containsEntry(HttpAnswer.REDELIVERY_DELAY_HEADER, 7000L);
 
         assertThat(HttpAnswer.retryDelay("Fri, 20 Nov 2026 10:15:30 GMT", NOW)).contains(Duration.ofSeconds(30));

@@ -20,8 +20,8 @@ class SinkRegistryTest {
     @DisplayName("sinks() keeps the configured order and cannot be changed afterwards")
     void sinksImmutable() {
         List<Sink> configured = new ArrayList<>(List.of(
-                new Sink("b", "desc", "tpl", Map.of(), e -> true),
-                new Sink("a", "desc", "tpl", Map.of(), e -> true)));
+                new Sink("b", "desc", "tpl", Sink.Target.NONE, e -> true),
+                new Sink("a", "desc", "tpl", Sink.Target.NONE, e -> true)));
         SinkRegistry registry = new SinkRegistry(configured);
         configured.clear();
 
@@ -32,7 +32,7 @@ class SinkRegistryTest {
     @Test
     @DisplayName("each sink has its own lane and route id")
     void lanes() {
-        Sink sink = new Sink("webhook-0a1b2c", "desc", "tpl", Map.of(), e -> true);
+        Sink sink = new Sink("webhook-0a1b2c", "desc", "tpl", Sink.Target.NONE, e -> true);
 
         assertThat(sink.queue()).isEqualTo("seda:sink-webhook-0a1b2c");
         assertThat(sink.routeId()).isEqualTo("sink-webhook-0a1b2c");
@@ -41,7 +41,7 @@ class SinkRegistryTest {
     @Test
     @DisplayName("a sink with several lanes: every message of one event in the same lane, whatever the EventId's case")
     void severalLanes() {
-        Sink sink = new Sink("w", "desc", "tpl", Map.of(), e -> true, false, 4);
+        Sink sink = new Sink("w", "desc", "tpl", Sink.Target.NONE, e -> true, false, 4);
 
         assertThat(List.of(0, 1, 2, 3)).extracting(sink::queue)
                 .containsExactly("seda:sink-w", "seda:sink-w-1", "seda:sink-w-2", "seda:sink-w-3");
@@ -58,9 +58,9 @@ class SinkRegistryTest {
         assertThat(sink.queueFor("C7061BAC-AFDC-4513-B24B-AA5F13A16123")).isEqualTo(
                 sink.queue(Math.floorMod("C7061BAC-AFDC-4513-B24B-AA5F13A16123".hashCode(), 4)));
         assertThat(sink.queueFor(null)).isEqualTo(sink.queueFor("")).isEqualTo("seda:sink-w");
-        assertThat(new Sink("one", "desc", "tpl", Map.of(), e -> true).queueFor("C7061BAC-AFDC-4513-B24B-AA5F13A16123"))
+        assertThat(new Sink("one", "desc", "tpl", Sink.Target.NONE, e -> true).queueFor("C7061BAC-AFDC-4513-B24B-AA5F13A16123"))
                 .isEqualTo("seda:sink-one");
-        assertThatThrownBy(() -> new Sink("hub", "desc", "tpl", Map.of(), e -> true, true, 2))
+        assertThatThrownBy(() -> new Sink("hub", "desc", "tpl", Sink.Target.NONE, e -> true, true, 2))
                 .as("a batched sink keeps one lane").isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -69,8 +69,8 @@ class SinkRegistryTest {
     void installRoutesForEveryLane() throws Exception {
         try (CamelContext camel = new DefaultCamelContext()) {
             camel.addRoutes(laneTemplate());
-            new SinkRegistry(List.of(new Sink("w", "webhook", "log:w", Map.of(), e -> true, false, 3),
-                    new Sink("one", "email", "log:one", Map.of(), e -> true))).installRoutes(camel);
+            new SinkRegistry(List.of(new Sink("w", "webhook", "log:w", Sink.Target.NONE, e -> true, false, 3),
+                    new Sink("one", "email", "log:one", Sink.Target.NONE, e -> true))).installRoutes(camel);
             camel.start();
 
             assertThat(camel.getRoutes()).extracting(r -> r.getRouteId() + " " + r.getEndpoint().getEndpointUri())
@@ -85,8 +85,8 @@ class SinkRegistryTest {
         try (CamelContext camel = new DefaultCamelContext()) {
             camel.addRoutes(laneTemplate());
             SinkRegistry registry = new SinkRegistry(List.of(
-                    new Sink("one", "first", "log:one", Map.of(), e -> true),
-                    new Sink("two", "second", "log:two", Map.of(), e -> true)));
+                    new Sink("one", "first", "log:one", Sink.Target.NONE, e -> true),
+                    new Sink("two", "second", "log:two", Sink.Target.NONE, e -> true)));
 
             registry.installRoutes(camel);
             camel.start();
@@ -102,18 +102,15 @@ class SinkRegistryTest {
     }
 
     @Test
-    @DisplayName("prepareAttempt sets the sink's own attempt properties, looked up by its id at run time")
-    void prepareAttempt() throws Exception {
-        try (CamelContext camel = new DefaultCamelContext()) {
-            SinkRegistry registry = new SinkRegistry(List.of(
-                    new Sink("one", "first", "direct:x", Map.of("target", "secret-one"), e -> true),
-                    new Sink("two", "second", "direct:x", Map.of("target", "secret-two"), e -> true)));
-            org.apache.camel.Exchange exchange = new org.apache.camel.support.DefaultExchange(camel);
+    @DisplayName("a lane's sink is the one its id names, with its own target; an unknown id is refused")
+    void sinkById() {
+        WebhookTarget one = new WebhookTarget(java.net.URI.create("https://one.example.com/"), WebhookFormat.CLOUDEVENTS);
+        WebhookTarget two = new WebhookTarget(java.net.URI.create("https://two.example.com/"), WebhookFormat.SLACK);
+        SinkRegistry registry = new SinkRegistry(List.of(new Sink("one", "first", "direct:x", one, e -> true),
+                new Sink("two", "second", "direct:x", two, e -> true)));
 
-            registry.prepareAttempt("two", exchange);
-
-            assertThat(exchange.getProperty("target")).isEqualTo("secret-two");
-        }
+        assertThat(registry.sink("two").targetAs(WebhookTarget.class)).isSameAs(two);
+        assertThatThrownBy(() -> registry.sink("three")).isInstanceOf(IllegalStateException.class);
     }
 
     @Test

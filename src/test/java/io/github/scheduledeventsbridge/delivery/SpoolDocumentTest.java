@@ -36,7 +36,7 @@ class SpoolDocumentTest {
     @TempDir
     Path root;
 
-    private final Sink lanes = new Sink("w", "desc", "tpl", Map.of(), e -> true, false, 4);
+    private final Sink lanes = new Sink("w", "desc", "tpl", Sink.Target.NONE, e -> true, false, 4);
     private CamelContext camel;
 
     @AfterEach
@@ -84,7 +84,7 @@ class SpoolDocumentTest {
     }
 
     private void settle(Spool spool, SpoolEntry entry) throws IOException {
-        spool.delivered(loaded(spool, entry));
+        spool.delivered(loaded(spool, entry).getProperty(Spool.ENTRY_PROPERTY, SpoolEntry.class));
     }
 
     @Test
@@ -253,7 +253,7 @@ class SpoolDocumentTest {
         assertThat(Files.readAllBytes(dead.resolve("0000000000000000020.jsonl.4-2.json")))
                 .isEqualTo(MAPPER.writeValueAsBytes(outbox.get(waiting.get(4)).cloudEvent()));
 
-        spool.delivered(inFlight);
+        spool.delivered(inFlight.getProperty(Spool.ENTRY_PROPERTY, SpoolEntry.class));
         assertThat(file).as("answered after the stop: one less waiting, the file stays").exists();
         for (int i : waiting.subList(1, waiting.size())) {
             settle(spool, entries.get(i));
@@ -318,7 +318,7 @@ class SpoolDocumentTest {
     @Test
     @DisplayName("a spool no configured sink owns counts the messages in its documents")
     void orphanedDocumentsAreCounted() throws IOException {
-        Sink gone = new Sink("gone", "desc", "tpl", Map.of(), e -> true);
+        Sink gone = new Sink("gone", "desc", "tpl", Sink.Target.NONE, e -> true);
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(gone)), new Spool(root));
         dispatcher.spool(events(1, 12));
         dispatcher.spool(List.of(event(13, "X")));

@@ -34,7 +34,7 @@ class SpoolInventoryTest {
         file("webhook-removed/0000000000000000001.json");
         file("webhook-removed/0000000000000000002.json");
         Files.createDirectories(root.resolve("webhook-empty"));
-        Sink sink = new Sink("webhook-current", "d", "direct:x", Map.of(), e -> true);
+        Sink sink = new Sink("webhook-current", "d", "direct:x", Sink.Target.NONE, e -> true);
         SinkRegistry sinks = new SinkRegistry(List.of(sink));
         DeadLetters deadLetters = new DeadLetters(new Spool(root), Clock.systemUTC());
 

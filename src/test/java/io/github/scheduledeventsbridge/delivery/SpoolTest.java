@@ -25,8 +25,8 @@ class SpoolTest {
     @TempDir
     Path root;
 
-    private final Sink sinkA = new Sink("a", "desc", "tpl", Map.of(), e -> true);
-    private final Sink sinkB = new Sink("b", "desc", "tpl", Map.of(), e -> true);
+    private final Sink sinkA = new Sink("a", "desc", "tpl", Sink.Target.NONE, e -> true);
+    private final Sink sinkB = new Sink("b", "desc", "tpl", Sink.Target.NONE, e -> true);
     private CamelContext camel;
 
     @AfterEach
@@ -160,7 +160,7 @@ class SpoolTest {
     @Test
     @DisplayName("with several lanes, a message is queued for its event's lane when stored and again after a restart")
     void pendingKeepsEachEventInItsLane() throws IOException {
-        Sink lanes = new Sink("w", "desc", "tpl", java.util.Map.of(), e -> true, false, 4);
+        Sink lanes = new Sink("w", "desc", "tpl", Sink.Target.NONE, e -> true, false, 4);
         Spool spool = new Spool(root);
         java.util.Map<String, String> stored = new java.util.HashMap<>();
         for (int i = 0; i < 40; i++) {
@@ -194,7 +194,7 @@ class SpoolTest {
         assertThat(spool.depth("a")).isEqualTo(2);
         assertThat(spool.depth("b")).isEqualTo(1);
         assertThat(spool.depth("nobody")).isZero();
-        assertThat(spool.pending(new Sink("c", "desc", "tpl", Map.of(), e -> true))).isEmpty();
+        assertThat(spool.pending(new Sink("c", "desc", "tpl", Sink.Target.NONE, e -> true))).isEmpty();
     }
 
     @Test
@@ -237,13 +237,13 @@ class SpoolTest {
         assertThat(exchange.getMessage().getBody(byte[].class)).isEqualTo(bytes("{\"hello\":true}"));
         assertThat(exchange.getProperty(Spool.ENTRY_PROPERTY)).isEqualTo(entry);
 
-        spool.delivered(exchange);
+        spool.delivered(exchange.getProperty(Spool.ENTRY_PROPERTY, SpoolEntry.class));
 
         assertThat(entry.file()).doesNotExist();
         assertThat(spool.depth("a")).isZero();
         assertThat(spool.pending(sinkA)).isEmpty();
 
-        spool.delivered(exchange);
+        spool.delivered(exchange.getProperty(Spool.ENTRY_PROPERTY, SpoolEntry.class));
         assertThat(spool.depth("a")).as("a second confirmation does not go negative").isZero();
     }
 

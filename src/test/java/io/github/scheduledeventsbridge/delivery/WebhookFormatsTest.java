@@ -20,9 +20,10 @@ class WebhookFormatsTest {
 
     private Exchange render(String format, JsonNode body) throws Exception {
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
-        exchange.setProperty(WebhookFormats.FORMAT_PROPERTY, format);
         exchange.getMessage().setBody(MAPPER.writeValueAsBytes(body));
-        new WebhookFormats().render(exchange);
+        Sink sink = new Sink("webhook-1", "d", "direct:webhook-attempt",
+                new WebhookTarget(java.net.URI.create("https://hooks.example.com/x"), WebhookFormat.valueOf(format)), e -> true);
+        new WebhookFormats().render(sink, exchange.getMessage());
         return exchange;
     }
 

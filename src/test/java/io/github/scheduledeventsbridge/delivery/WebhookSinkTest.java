@@ -48,11 +48,11 @@ class WebhookSinkTest {
     }
 
     @Test
-    @DisplayName("the sink calls the webhook attempt; its URL is only in the attempt properties, never printed")
+    @DisplayName("the sink calls the webhook attempt; its URL is only in its typed target, never printed")
     void attempt() {
         Sink sink = sinks("https://u:pw@fn.example.com/api/fn?code=SECRET", new HashMap<>()).get(0);
         assertThat(sink.attempt()).isEqualTo("direct:webhook-attempt");
-        assertThat(sink.attemptProperties()).containsKeys(WebhookAddress.TARGET_PROPERTY, WebhookFormats.FORMAT_PROPERTY);
+        assertThat(sink.targetAs(WebhookTarget.class).url()).hasToString("https://u:pw@fn.example.com/api/fn?code=SECRET");
         assertThat(sink.toString() + sink.description()).doesNotContain("SECRET", "pw");
     }
 }

@@ -35,7 +35,7 @@ class DeliveryMetricsTest {
             });
             MeterRegistry meters = new SimpleMeterRegistry();
             camel.getRegistry().bind("meters", meters);
-            DeliveryMetrics metrics = new DeliveryMetrics(camel, new Spool(state), new SinkRegistry(List.of()), null, null);
+            DeliveryMetrics metrics = new DeliveryMetrics(camel, new Spool(state), new SinkRegistry(List.of()), null);
 
             for (int i = 0; i < 100; i++) {
                 metrics.delivered(i % 2 == 0 ? "webhook-a" : "webhook-b");

@@ -158,6 +158,25 @@ class WebhookDeliveryTest {
     }
 
     @Test
+    void aLargeOutboxLeftByACrashGoesThroughDispatchAndIsDeliveredOnceEach() throws Exception {
+        // Enough transitions for one spool document: the start-up replay hands its messages to the lane, and the
+        // dispatch of the outbox must not queue them a second time.
+        String doc = Docs.document(2, events(12, false));
+        Clock clock = Clock.systemUTC();
+        VmIdentity identity = new VmIdentity(clock);
+        new TransitionJournal(state, new TransitionDetector(), new CloudEventFactory(clock, identity),
+                new ResourceFilter(ResourceFilter.Mode.ALL, identity), clock).record(new ImdsDocumentParser().parse(doc));
+        imds.serve(doc);
+        try (WebhookReceiver webhook = WebhookReceiver.start("s"); InProcessAgent agent = agent(webhook.url()).start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() >= 12);
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+            assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId)
+                    .containsExactlyInAnyOrder(IntStream.range(0, 12).mapToObj(WebhookDeliveryTest::id).toArray(String[]::new));
+        }
+    }
+
+    @Test
     void aRestartRepeatsNothingAndReportsWhatChangedWhileDown() throws Exception {
         String a = "AAAAAAAA-0000-0000-0000-000000000001";
         String b = "BBBBBBBB-0000-0000-0000-000000000002";

@@ -59,7 +59,7 @@ class WindowsStorageTest {
     private final FileSystem jimfs = Jimfs.newFileSystem(Configuration.windows());
     private final FaultyFileSystem disk = FaultyFileSystem.over(jimfs).refuseDirectoryChannels();
     private final Path state = disk.getPath("C:\\ProgramData\\scheduled-events-bridge");
-    private final Sink sink = new Sink("webhook-1", "desc", "tpl", Map.of(), e -> true, false, 2);
+    private final Sink sink = new Sink("webhook-1", "desc", "tpl", Sink.Target.NONE, e -> true, false, 2);
     private final DefaultCamelContext camel = new DefaultCamelContext();
 
     @AfterEach
@@ -88,7 +88,7 @@ class WindowsStorageTest {
         Exchange exchange = new DefaultExchange(camel);
         exchange.getMessage().setBody(entry);
         spool.load(exchange);
-        spool.delivered(exchange);
+        spool.delivered(exchange.getProperty(Spool.ENTRY_PROPERTY, SpoolEntry.class));
     }
 
     @Test

@@ -39,7 +39,7 @@ public final class StateFilesWriter {
                 new ResourceFilter(ResourceFilter.Mode.ALL, identity), clock)
                 .record(LiveMigrationSeed.parse(LiveMigrationSeed.INCARNATION_2));
         Spool spool = new Spool(state.resolve("spool"));
-        Sink sink = new Sink("webhook-1", "a webhook", "tpl", Map.of(), event -> true);
+        Sink sink = new Sink("webhook-1", "a webhook", "tpl", Sink.Target.NONE, event -> true);
         spool.store(sink, 1, "{\"kept\":1}".getBytes(StandardCharsets.UTF_8));
         SpoolEntry refused = spool.store(sink, 2, "{\"refused\":2}".getBytes(StandardCharsets.UTF_8));
         new DeadLetters(spool, clock).moveToDeadLetter(refused, new IllegalStateException("HTTP 410 Gone"));

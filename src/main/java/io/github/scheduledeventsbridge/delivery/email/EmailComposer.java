@@ -3,7 +3,9 @@ package io.github.scheduledeventsbridge.delivery.email;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.transitions.TransitionSummary;
+import io.github.scheduledeventsbridge.delivery.Sink;
 import org.apache.camel.Exchange;
+import org.apache.camel.ExchangeProperty;
 import org.apache.camel.Message;
 import org.apache.camel.component.mail.MailConstants;
 
@@ -27,8 +29,6 @@ import java.util.regex.Pattern;
 public final class EmailComposer {
 
     /** Set by the route from the template parameters. */
-    public static final String FROM_PROPERTY = "emailFrom";
-    public static final String TO_PROPERTY = "emailTo";
 
     /** Read by the templates. */
     public static final String HEADLINE_HTML = "emailHeadlineHtml";
@@ -50,13 +50,14 @@ public final class EmailComposer {
     public record Mail(String subject, String headline, Map<String, String> facts, String cloudEventId, String eventId) {
     }
 
-    public void compose(Exchange exchange) throws IOException {
+    public void compose(@ExchangeProperty(Sink.PROPERTY) Sink sink, Exchange exchange) throws IOException {
+        EmailSink.Target target = sink.targetAs(EmailSink.Target.class);
         Mail mail = mail(MAPPER.readTree(exchange.getMessage().getBody(byte[].class)));
-        String from = exchange.getProperty(FROM_PROPERTY, String.class);
+        String from = target.from();
         Message message = exchange.getMessage();
         message.setHeader(MailConstants.MAIL_SUBJECT, mail.subject());
         message.setHeader(MailConstants.MAIL_FROM, from);
-        message.setHeader(MailConstants.MAIL_TO, exchange.getProperty(TO_PROPERTY, String.class));
+        message.setHeader(MailConstants.MAIL_TO, target.to());
         String messageId = messageId(mail.cloudEventId(), from);
         if (messageId != null) {
             message.setHeader(MESSAGE_ID_HEADER, messageId);

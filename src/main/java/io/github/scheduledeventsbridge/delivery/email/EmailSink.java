@@ -10,7 +10,6 @@ import org.apache.camel.component.mail.MailConfiguration;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -21,8 +20,12 @@ public final class EmailSink {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EmailSink.class);
 
-    /** The camel-mail endpoint (it holds the SMTP password): an exchange property, never part of a route. */
-    public static final String ENDPOINT_PROPERTY = "emailEndpoint";
+    /**
+     * What one attempt sends to: the camel-mail endpoint (without the login, which is the component's), the sender
+     * and the recipients (comma-separated). Carried by the lane with its sink, never part of a route.
+     */
+    public record Target(String endpoint, String from, String to) implements Sink.Target {
+    }
 
     /** Time to open the TCP connection (camel-mail {@code connectionTimeout}, javamail {@code connectiontimeout}). */
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
@@ -38,10 +41,7 @@ public final class EmailSink {
 
     public static Sink create(EmailSettings settings, Predicate<OutboundEvent> filter) {
         return new Sink("email", settings + ", " + filter, "direct:email-attempt",
-                Map.of(ENDPOINT_PROPERTY, endpointUri(settings),
-                        EmailComposer.FROM_PROPERTY, settings.from(),
-                        EmailComposer.TO_PROPERTY, String.join(",", settings.to())),
-                filter);
+                new Target(endpointUri(settings), settings.from(), String.join(",", settings.to())), filter);
     }
 
     /**

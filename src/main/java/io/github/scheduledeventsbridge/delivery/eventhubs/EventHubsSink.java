@@ -10,7 +10,6 @@ import org.apache.camel.component.azure.eventhubs.EventHubsConfiguration;
 
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
@@ -21,8 +20,9 @@ import java.util.regex.Pattern;
 public final class EventHubsSink {
 
     public static final String ID = "eventhubs";
-    /** The camel-azure-eventhubs endpoint (it may hold a shared access key): an exchange property, never part of a route. */
-    public static final String ENDPOINT_PROPERTY = "eventHubsEndpoint";
+    /** What one attempt sends to: the camel-azure-eventhubs endpoint, carried by the lane with its sink, never part of a route. */
+    public record Target(String endpoint) implements Sink.Target {
+    }
 
     /** The public cloud suffix that camel-azure-eventhubs 4.18 appends to the namespace (managed identity). */
     static final String SERVICE_BUS_SUFFIX = ".servicebus.windows.net";
@@ -38,7 +38,7 @@ public final class EventHubsSink {
         // synchronous: the Event Hubs producer is asynchronous; without it the lane's thread would take the
         // next spool file before the hub confirmed this one (order lost, retries overlapping).
         return new Sink(ID, settings.toString(), "direct:eventhubs-attempt?synchronous=true",
-                Map.of(ENDPOINT_PROPERTY, endpointUri(settings)), filter, true);
+                new Target(endpointUri(settings)), filter, true);
     }
 
     /**

@@ -9,7 +9,6 @@ import org.apache.camel.Body;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -34,7 +33,7 @@ public final class EventLogSink {
     }
 
     public static Sink create(EventLogSettings settings, Predicate<OutboundEvent> filter) {
-        return new Sink(ID, settings + ", " + filter, "direct:eventlog-attempt", Map.of(), filter);
+        return new Sink(ID, settings + ", " + filter, "direct:eventlog-attempt", Sink.Target.NONE, filter);
     }
 
     /** Attempt step: the spooled CloudEvent becomes one entry; an exception leaves it in the spool, to be retried. */

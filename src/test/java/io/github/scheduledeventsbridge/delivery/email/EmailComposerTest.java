@@ -68,9 +68,9 @@ class EmailComposerTest {
     private Exchange composed(byte[] cloudEvent) throws Exception {
         Exchange exchange = new DefaultExchange(camel);
         exchange.getMessage().setBody(cloudEvent);
-        exchange.setProperty(EmailComposer.FROM_PROPERTY, "bridge@example.com");
-        exchange.setProperty(EmailComposer.TO_PROPERTY, "ops@example.com,oncall@example.org");
-        new EmailComposer().compose(exchange);
+        io.github.scheduledeventsbridge.delivery.Sink sink = new io.github.scheduledeventsbridge.delivery.Sink("email", "d", "direct:email-attempt",
+                new EmailSink.Target("smtp://localhost", "bridge@example.com", "ops@example.com,oncall@example.org"), e -> true);
+        new EmailComposer().compose(sink, exchange);
         return exchange;
     }
 

@@ -159,10 +159,8 @@ class EmailSinkEndpointTest {
         assertThat(sink.queue()).isEqualTo("seda:sink-email");
         assertThat(sink.attempt()).isEqualTo("direct:email-attempt");
         assertThat(sink.batched()).isFalse();
-        assertThat(sink.attemptProperties()).containsOnlyKeys("emailEndpoint", "emailFrom", "emailTo")
-                .containsEntry("emailEndpoint", EmailSink.endpointUri(s))
-                .containsEntry("emailFrom", "bridge+vm@example.com")
-                .containsEntry("emailTo", "ops@example.com,on-call+azure@example.org");
+        assertThat(sink.targetAs(EmailSink.Target.class)).isEqualTo(new EmailSink.Target(EmailSink.endpointUri(s),
+                "bridge+vm@example.com", "ops@example.com,on-call+azure@example.org"));
         assertThat(sink.description()).contains("smtp.example.com:587", "STARTTLS").doesNotContain("pw-not-in-description");
         assertThat(sink.toString()).doesNotContain("pw-not-in-description");
     }

@@ -134,7 +134,7 @@ class EventHubsEndpointUriTest {
         assertThat(sink.id()).isEqualTo("eventhubs");
         assertThat(sink.batched()).isTrue();
         assertThat(sink.attempt()).isEqualTo("direct:eventhubs-attempt?synchronous=true");
-        assertThat(sink.attemptProperties()).isEqualTo(Map.of("eventHubsEndpoint", EventHubsSink.endpointUri(settings)));
+        assertThat(sink.targetAs(EventHubsSink.Target.class).endpoint()).isEqualTo(EventHubsSink.endpointUri(settings));
         assertThat(sink.toString()).doesNotContain("SECRETKEY");
         assertThat(sink.description()).doesNotContain("SECRETKEY").contains("my-ns.servicebus.windows.net");
     }

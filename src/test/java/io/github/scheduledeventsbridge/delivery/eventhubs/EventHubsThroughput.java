@@ -73,7 +73,7 @@ public final class EventHubsThroughput {
             io.github.scheduledeventsbridge.delivery.DeadLetters deadLetters =
                     new io.github.scheduledeventsbridge.delivery.DeadLetters(spool, java.time.Clock.systemUTC());
             camel.getRegistry().bind("sinkRegistry", sinks);
-            camel.getRegistry().bind("spoolContent", new io.github.scheduledeventsbridge.delivery.SpoolContent(sinks));
+            camel.getRegistry().bind("spoolContent", new io.github.scheduledeventsbridge.delivery.SpoolContent());
             camel.getRegistry().bind("deadLetters", deadLetters);
             camel.getRegistry().bind("deliveryRejections", new io.github.scheduledeventsbridge.delivery.DeliveryRejections(
                     java.time.Duration.ofHours(1), java.time.Clock.systemUTC()));
@@ -82,9 +82,11 @@ public final class EventHubsThroughput {
                     new io.github.scheduledeventsbridge.imds.PollBackoff(java.time.Clock.systemUTC(), java.time.Duration.ofSeconds(1),
                             java.time.Duration.ofSeconds(10)), java.time.Clock.systemUTC());
             camel.getRegistry().bind("outageLog", outageLog);
-            camel.getRegistry().bind("deliveryMetrics", new DeliveryMetrics(camel, spool, sinks,
-                    new io.github.scheduledeventsbridge.delivery.SpoolInventory(state.resolve("spool"), sinks, deadLetters, Map.of()),
-                    outageLog));
+            DeliveryMetrics metrics = new DeliveryMetrics(camel, spool, sinks,
+                    new io.github.scheduledeventsbridge.delivery.SpoolInventory(state.resolve("spool"), sinks, deadLetters, Map.of()));
+            camel.getRegistry().bind("deliveryMetrics", metrics);
+            camel.getRegistry().bind("deliveryOutcome",
+                    new io.github.scheduledeventsbridge.health.DeliveryOutcome(spool, deadLetters, outageLog, metrics));
             for (String routes : List.of("routes/error-handling.yaml", "routes/sink-lane.yaml", "routes/eventhubs-sink.yaml")) {
                 PluginHelper.getRoutesLoader(camel).loadRoutes(ResourceHelper.resolveResource(camel, "classpath:" + routes));
             }
