@@ -4,7 +4,6 @@ import io.github.scheduledeventsbridge.action.ActionRunner;
 import io.github.scheduledeventsbridge.action.ActionSettings;
 import io.github.scheduledeventsbridge.action.ActionState;
 import io.github.scheduledeventsbridge.action.DrainSignal;
-import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
 import org.apache.camel.BindToRegistry;

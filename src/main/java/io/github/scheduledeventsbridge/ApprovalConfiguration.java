@@ -9,7 +9,6 @@ import io.github.scheduledeventsbridge.approval.AutoApprover;
 import io.github.scheduledeventsbridge.approval.ImdsStartAnswer;
 import io.github.scheduledeventsbridge.approval.ReplayCache;
 import io.github.scheduledeventsbridge.approval.WithheldApprovals;
-import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.state.TransitionJournal;

@@ -1,7 +1,6 @@
 package io.github.scheduledeventsbridge;
 
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
-import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.config.ConfigurationSources;
 import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
 import io.github.scheduledeventsbridge.config.SecretStrength;

@@ -1,6 +1,5 @@
 package io.github.scheduledeventsbridge;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.AttemptDeadlines;
 import io.github.scheduledeventsbridge.delivery.BoundedHttpClient;
 import io.github.scheduledeventsbridge.delivery.DeadLetters;

@@ -1,6 +1,5 @@
 package io.github.scheduledeventsbridge;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.DeadLetters;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;

@@ -1,13 +1,12 @@
 package io.github.scheduledeventsbridge;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.health.PollMetrics;
 import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
-import io.github.scheduledeventsbridge.state.BootTime;
+import io.github.scheduledeventsbridge.platform.BootTime;
 import io.github.scheduledeventsbridge.state.ObservationWatch;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;

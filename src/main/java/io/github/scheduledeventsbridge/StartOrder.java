@@ -4,7 +4,6 @@ import io.github.scheduledeventsbridge.action.ActionRunner;
 import io.github.scheduledeventsbridge.action.ActionSettings;
 import io.github.scheduledeventsbridge.action.DrainSignal;
 import io.github.scheduledeventsbridge.approval.ApprovalServer;
-import io.github.scheduledeventsbridge.config.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.AttemptDeadlines;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;

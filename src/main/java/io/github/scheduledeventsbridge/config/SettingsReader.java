@@ -14,7 +14,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
 
-import static io.github.scheduledeventsbridge.config.BridgeSettings.redact;
+import static io.github.scheduledeventsbridge.logging.Redaction.redact;
 
 /**
  * Typed reads of {@code bridge.*} values that fail with the key's name and the offending value. Each concern

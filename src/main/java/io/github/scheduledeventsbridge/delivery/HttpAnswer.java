@@ -60,7 +60,7 @@ public final class HttpAnswer {
         boolean redirect = status != null && status >= 300 && status <= 399;
         if (redirect && headers.get("Location") != null) {
             // Not followed (the signed POST would be replayed elsewhere): the configured URL is out of date.
-            said += " (moved to " + io.github.scheduledeventsbridge.config.BridgeSettings.redact(
+            said += " (moved to " + Redaction.redact(
                     String.valueOf(headers.get("Location"))) + ")";
         }
         if (redirect || status != null && status >= 400 && status <= 499 && status != 408 && status != 429) {

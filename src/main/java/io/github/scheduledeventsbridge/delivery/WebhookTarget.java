@@ -3,7 +3,7 @@ package io.github.scheduledeventsbridge.delivery;
 import java.net.URI;
 import java.util.Locale;
 
-import static io.github.scheduledeventsbridge.config.BridgeSettings.redact;
+import static io.github.scheduledeventsbridge.logging.Redaction.redact;
 
 /**
  * One webhook target. {@code url} is as configured, credentials included: only {@link #requestUrl()},

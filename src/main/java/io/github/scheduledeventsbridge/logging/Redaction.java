@@ -1,7 +1,5 @@
 package io.github.scheduledeventsbridge.logging;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings;
-
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -85,7 +83,7 @@ public final class Redaction {
             return text;
         }
         String out = knownSecrets(text);
-        out = BridgeSettings.redactUrlsIn(out);
+        out = redactUrlsIn(out);
         out = SCHEME.matcher(out).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + " " + MASK));
         return CREDENTIAL.matcher(out).replaceAll(m -> Matcher.quoteReplacement(
                 m.group(1) + m.group(2) + m.group(1) + m.group(3) + m.group(4) + MASK));
@@ -118,5 +116,30 @@ public final class Redaction {
             }
         }
         return out;
+    }
+
+    private static final Pattern URL_IN_TEXT = Pattern.compile("https?://[^\\s\"'<>,;]+");
+
+    /** Every URL in a text (an error message, a receiver's answer) reduced to its host, as {@link #redact} does. */
+    public static String redactUrlsIn(String text) {
+        Matcher matcher = URL_IN_TEXT.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (matcher.find()) {
+            matcher.appendReplacement(out, Matcher.quoteReplacement(redact(matcher.group())));
+        }
+        return matcher.appendTail(out).toString();
+    }
+
+    /** Webhook URLs often carry their secret in the path or query (Slack, Teams): log only the host. */
+    public static String redact(String url) {
+        try {
+            java.net.URI uri = new java.net.URI(url);
+            if (uri.getHost() != null) {
+                return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "") + "/…";
+            }
+        } catch (java.net.URISyntaxException ignored) {
+            // fall through
+        }
+        return "<unparsable URL>";
     }
 }

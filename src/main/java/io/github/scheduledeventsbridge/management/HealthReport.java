@@ -1,9 +1,10 @@
 package io.github.scheduledeventsbridge.management;
 
+import io.github.scheduledeventsbridge.logging.Redaction;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.scheduledeventsbridge.config.BridgeSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.health.HealthCheck;
 import org.apache.camel.health.HealthCheckHelper;
@@ -94,6 +95,6 @@ final class HealthReport {
 
     /** Webhook URLs often carry their secret in the path or query (Slack, Teams): only their host is shown. */
     static String redact(String text) {
-        return BridgeSettings.redactUrlsIn(text);
+        return Redaction.redactUrlsIn(text);
     }
 }

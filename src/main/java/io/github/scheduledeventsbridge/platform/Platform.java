@@ -1,6 +1,5 @@
 package io.github.scheduledeventsbridge.platform;
 
-import io.github.scheduledeventsbridge.state.BootTime;
 
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;

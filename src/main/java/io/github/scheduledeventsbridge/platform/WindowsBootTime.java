@@ -2,7 +2,6 @@ package io.github.scheduledeventsbridge.platform;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
-import io.github.scheduledeventsbridge.state.BootTime;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.state;
 
+import io.github.scheduledeventsbridge.platform.BootTime;
 import io.github.scheduledeventsbridge.transitions.Continuity;
 
 import java.time.Clock;

@@ -1,5 +1,8 @@
 package io.github.scheduledeventsbridge.config;
 
+import io.github.scheduledeventsbridge.logging.Redaction;
+import io.github.scheduledeventsbridge.BridgeSettings;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -186,7 +189,7 @@ class BridgeSettingsTest {
     @Test
     @DisplayName("redactUrlsIn reduces every URL in a text to its host and leaves the rest")
     void redactUrlsInText() {
-        assertThat(BridgeSettings.redactUrlsIn("refused by https://fn.example.com/api?code=SECRET, see "
+        assertThat(Redaction.redactUrlsIn("refused by https://fn.example.com/api?code=SECRET, see "
                 + "http://user:pw@h.example:8080/x;y and the docs"))
                 .isEqualTo("refused by https://fn.example.com/…, see http://h.example:8080/…;y and the docs");
     }
@@ -194,15 +197,15 @@ class BridgeSettingsTest {
     @Test
     @DisplayName("redact keeps scheme and host, hides path, query and credentials")
     void redact() {
-        String slack = BridgeSettings.redact("https://hooks.slack.com/services/T/B/secret");
+        String slack = Redaction.redact("https://hooks.slack.com/services/T/B/secret");
         assertThat(slack).startsWith("https://hooks.slack.com")
                 .doesNotContain("secret").doesNotContain("services").doesNotContain("/T/");
 
-        String withPort = BridgeSettings.redact("https://example.com:8443/hook?token=abc123");
+        String withPort = Redaction.redact("https://example.com:8443/hook?token=abc123");
         assertThat(withPort).startsWith("https://example.com:8443").doesNotContain("abc123").doesNotContain("hook");
 
-        assertThat(BridgeSettings.redact("https://user:pa55word@example.com/x")).doesNotContain("pa55word")
+        assertThat(Redaction.redact("https://user:pa55word@example.com/x")).doesNotContain("pa55word")
                 .doesNotContain("user");
-        assertThat(BridgeSettings.redact("https://example.com/has space/secret")).doesNotContain("secret");
+        assertThat(Redaction.redact("https://example.com/has space/secret")).doesNotContain("secret");
     }
 }

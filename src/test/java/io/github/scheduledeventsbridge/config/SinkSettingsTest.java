@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.config;
 
+import io.github.scheduledeventsbridge.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.WebhookFormat;
 import io.github.scheduledeventsbridge.delivery.WebhookTarget;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.delivery;
 
-import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.BridgeSettings;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
-import io.github.scheduledeventsbridge.state.BootTime;
+import io.github.scheduledeventsbridge.platform.BootTime;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;

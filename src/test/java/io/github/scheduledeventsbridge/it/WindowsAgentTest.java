@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.platform.BootTime;
+
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
 import io.github.scheduledeventsbridge.platform.OperatingSystem;
@@ -58,7 +60,7 @@ class WindowsAgentTest {
     private InProcessAgent start() throws Exception {
         Platform windows = Platform.of(OperatingSystem.WINDOWS, disk, Map.of(
                 "ProgramData", "C:\\Data", "Bridge_Webhook_Urls", webhook.url(), "bridge_webhook_secret", "s"));
-        return InProcessAgent.on(windows).imds(imds).bind("bootTime", (io.github.scheduledeventsbridge.state.BootTime) () -> null)
+        return InProcessAgent.on(windows).imds(imds).bind("bootTime", (io.github.scheduledeventsbridge.platform.BootTime) () -> null)
                 .with("camel.main.shutdown-timeout", "2")
                 .with("camel.component.http.so-timeout", "4000").with("camel.component.http.response-timeout", "4000")
                 .start();

@@ -1,7 +1,7 @@
 package io.github.scheduledeventsbridge.delivery.eventhubs;
 
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
-import io.github.scheduledeventsbridge.config.BridgeSettings;
+import io.github.scheduledeventsbridge.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.FilterSettings;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import org.apache.camel.CamelContext;

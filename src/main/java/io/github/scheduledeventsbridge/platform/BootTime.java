@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.state;
+package io.github.scheduledeventsbridge.platform;
 
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +24,7 @@ public interface BootTime {
     }
 
     static BootTime system() {
-        return io.github.scheduledeventsbridge.platform.Platform.current().bootTime();
+        return Platform.current().bootTime();
     }
 
     private static Instant read(Path file) {

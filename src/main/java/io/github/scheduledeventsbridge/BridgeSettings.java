@@ -1,4 +1,7 @@
-package io.github.scheduledeventsbridge.config;
+package io.github.scheduledeventsbridge;
+
+import io.github.scheduledeventsbridge.config.BadConfigurationException;
+import io.github.scheduledeventsbridge.config.SettingsReader;
 
 import io.github.scheduledeventsbridge.action.ActionSettings;
 import io.github.scheduledeventsbridge.approval.ApprovalSettings;
@@ -12,8 +15,6 @@ import io.github.scheduledeventsbridge.imds.ImdsSettings;
 import io.github.scheduledeventsbridge.management.ManagementSettings;
 import io.github.scheduledeventsbridge.simulator.SimulatorSettings;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.function.Function;
@@ -71,30 +72,5 @@ public record BridgeSettings(
         return "BridgeSettings[imds " + imds.url() + ", every " + imds.pollInterval().toMillis() + " ms, state "
                 + stateDir + ", " + webhook + ", " + eventHubs + ", " + email + ", " + eventLog + ", approvals "
                 + (approval.enabled() ? "on port " + approval.listener().port() : "off") + "]";
-    }
-
-    private static final java.util.regex.Pattern URL_IN_TEXT = java.util.regex.Pattern.compile("https?://[^\\s\"'<>,;]+");
-
-    /** Every URL in a text (an error message, a receiver's answer) reduced to its host, as {@link #redact} does. */
-    public static String redactUrlsIn(String text) {
-        java.util.regex.Matcher matcher = URL_IN_TEXT.matcher(text);
-        StringBuilder out = new StringBuilder();
-        while (matcher.find()) {
-            matcher.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(redact(matcher.group())));
-        }
-        return matcher.appendTail(out).toString();
-    }
-
-    /** Webhook URLs often carry their secret in the path or query (Slack, Teams): log only the host. */
-    public static String redact(String url) {
-        try {
-            URI uri = new URI(url);
-            if (uri.getHost() != null) {
-                return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "") + "/…";
-            }
-        } catch (URISyntaxException ignored) {
-            // fall through
-        }
-        return "<unparsable URL>";
     }
 }
