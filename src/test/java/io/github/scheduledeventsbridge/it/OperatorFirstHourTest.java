@@ -142,7 +142,10 @@ class OperatorFirstHourTest {
             // Camel's own stop lines (one per route) remain; none is per message.
             assertThat(duringStop).as(String.join("\n", duringStop)).hasSizeLessThan(40)
                     .noneMatch(l -> l.contains("Failed delivery"));
-            assertThat(duringStop).filteredOn(l -> l.contains("undelivered") || l.contains("spool")).hasSize(1);
+            // One backlog line for the sink; an attempt that happens to be in flight at the stop adds its own one line.
+            assertThat(duringStop).filteredOn(l -> (l.contains("undelivered") || l.contains("spool"))
+                    && !l.contains("attempt(s) in flight")).hasSize(1);
+            assertThat(duringStop).filteredOn(l -> l.contains("attempt(s) in flight")).hasSizeLessThanOrEqualTo(1);
             assertThat(String.join("\n", duringStop).indexOf("Stopping with 200"))
                     .as("after the routes stopped").isGreaterThan(String.join("\n", duringStop).indexOf("Routes stopped"));
         }
