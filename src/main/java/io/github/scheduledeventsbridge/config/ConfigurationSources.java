@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge.config;
 import org.apache.camel.component.properties.LocationPropertiesSource;
 import org.apache.camel.component.properties.PropertiesComponent;
 import org.apache.camel.spi.LoadablePropertiesSource;
+import org.apache.camel.spi.PropertiesResolvedValue;
 import org.apache.camel.spi.PropertiesSource;
 
 import java.util.Map;
@@ -26,20 +27,20 @@ public final class ConfigurationSources {
         this.environment = environment;
     }
 
-    /** A human description of where the value in effect for {@code key} was set. */
+    /** A human description of where the value in effect for {@code key} was set (Camel records each lookup's source). */
     public String origin(String key) {
-        if (System.getProperty(key) != null) {
+        String source = properties.getResolvedValue(key).map(PropertiesResolvedValue::source).orElse("");
+        if (source.equals("SYS")) {
             return "-D" + key;
         }
-        String effective = properties.resolveProperty(key).orElse(null);
-        for (PropertiesSource source : properties.getPropertiesSources()) {
-            String value = source.getProperty(key);
-            if (value != null) {
-                // Camel Main's override properties are not a source: a value no source holds came from there.
-                return value.strip().equals(effective) ? describe(source, key) : EMBEDDED;
-            }
+        if (source.equals(EnvironmentVariablesSource.NAME)) {
+            return "environment variable " + ConfigKeys.environmentName(key);
         }
-        return EMBEDDED;
+        if (source.startsWith("file:")) {
+            return "file " + source.substring("file:".length());
+        }
+        // Camel Main's override and initial properties are not sources: their values come from the embedding program.
+        return source.startsWith("classpath:") ? "the packaged default" : EMBEDDED;
     }
 
     /** A typo must not be a silently ignored setting: every unknown key stops start-up. */
@@ -63,16 +64,17 @@ public final class ConfigurationSources {
             }
         }
         for (PropertiesSource source : properties.getPropertiesSources()) {
-            if (source instanceof LocationPropertiesSource && source instanceof LoadablePropertiesSource loadable
-                    && !isPackaged(source)) {
+            if (source instanceof LocationPropertiesSource location && source instanceof LoadablePropertiesSource loadable
+                    && !"classpath".equals(location.getLocation().getResolver())) {
+                String where = "file " + location.getLocation().getPath();
                 Properties file = loadable.loadProperties(k -> k.startsWith("bridge."));
                 for (String name : file.stringPropertyNames()) {
                     if (!keys.isKnown(name)) {
-                        throw unknown(name, describe(source, name), false);
+                        throw unknown(name, where, false);
                     }
                     if (readBeforeFiles(name) && !file.getProperty(name).strip().equals(keys.defaultValue(name))) {
                         throw new BadConfigurationException(name, "is read before any file: set it as -D" + name
-                                + " or " + ConfigKeys.environmentName(name)).from(describe(source, name));
+                                + " or " + ConfigKeys.environmentName(name)).from(where);
                     }
                 }
             }
@@ -87,20 +89,5 @@ public final class ConfigurationSources {
         String hint = keys.nearest(name, environmentName).map(k -> "; did you mean " + k + "?")
                 .orElse("; java -jar scheduled-events-bridge.jar --help lists every key");
         return new BadConfigurationException(name, "is not a known key" + hint).from(where);
-    }
-
-    private String describe(PropertiesSource source, String key) {
-        if (source instanceof EnvironmentVariablesSource) {
-            return "environment variable " + ConfigKeys.environmentName(key);
-        }
-        if (source instanceof LocationPropertiesSource location) {
-            return isPackaged(source) ? "the packaged default" : "file " + location.getLocation().getPath();
-        }
-        return source.getName();
-    }
-
-    private static boolean isPackaged(PropertiesSource source) {
-        return source instanceof LocationPropertiesSource location
-                && "classpath".equals(location.getLocation().getResolver());
     }
 }
