@@ -46,7 +46,6 @@ public final class SettingsReader {
         return host;
     }
 
-
     /** Routes read the raw value, so the check reads it too: white space around a value is refused. */
     public String string(String key, String fallback) {
         String value = properties.apply(key);
@@ -75,16 +74,20 @@ public final class SettingsReader {
 
     private long positive(String key, long fallback, String unit) {
         String value = string(key, Long.toString(fallback));
-        long n;
-        try {
-            n = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw new BadConfigurationException(key, "'" + value + "' is not a number" + unit);
-        }
+        long n = parsed(key, value, Long::parseLong, "a number" + unit);
         if (n <= 0) {
             throw new BadConfigurationException(key, value + " must be a positive number" + unit);
         }
         return n;
+    }
+
+    /** The refusal names the value: a number is never a secret. */
+    private static <T> T parsed(String key, String value, Function<String, T> parse, String what) {
+        try {
+            return parse.apply(value);
+        } catch (NumberFormatException e) {
+            throw new BadConfigurationException(key, "'" + value + "' is not " + what);
+        }
     }
 
     public boolean bool(String key, boolean fallback) {
@@ -97,28 +100,20 @@ public final class SettingsReader {
 
     public int port(String key, int fallback) {
         String value = string(key, Integer.toString(fallback));
-        try {
-            int port = Integer.parseInt(value);
-            if (port < 0 || port > 65535) {
-                throw new BadConfigurationException(key, value + " is not a TCP port (0-65535)");
-            }
-            return port;
-        } catch (NumberFormatException e) {
-            throw new BadConfigurationException(key, "'" + value + "' is not a TCP port");
+        int port = parsed(key, value, Integer::parseInt, "a TCP port");
+        if (port < 0 || port > 65535) {
+            throw new BadConfigurationException(key, value + " is not a TCP port (0-65535)");
         }
+        return port;
     }
 
     public double positiveDouble(String key, double fallback) {
         String value = string(key, Double.toString(fallback));
-        try {
-            double d = Double.parseDouble(value);
-            if (!(d > 0) || Double.isInfinite(d)) {
-                throw new BadConfigurationException(key, value + " must be a positive number");
-            }
-            return d;
-        } catch (NumberFormatException e) {
-            throw new BadConfigurationException(key, "'" + value + "' is not a number");
+        double d = parsed(key, value, Double::parseDouble, "a number");
+        if (!(d > 0) || Double.isInfinite(d)) {
+            throw new BadConfigurationException(key, value + " must be a positive number");
         }
+        return d;
     }
 
     public URI httpUrl(String key, String fallback) {
@@ -127,8 +122,7 @@ public final class SettingsReader {
 
     public Set<String> names(String key, String fallback, Set<String> known) {
         Set<String> result = new java.util.LinkedHashSet<>();
-        for (String value : Arrays.stream(string(key, fallback).split(",")).map(String::trim)
-                .filter(v -> !v.isEmpty()).toList()) {
+        for (String value : list(key, fallback)) {
             if (value.equals("*") || value.equalsIgnoreCase("all")) {
                 return Set.of();
             }
@@ -140,8 +134,8 @@ public final class SettingsReader {
         return Set.copyOf(result);
     }
 
-    public List<String> list(String key) {
-        return Arrays.stream(string(key, "").split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
+    public List<String> list(String key, String fallback) {
+        return Arrays.stream(string(key, fallback).split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
     }
 
     /** Made if missing (0700 where permissions are POSIX); one that other users can read is warned about. */
