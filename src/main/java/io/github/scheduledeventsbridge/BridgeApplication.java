@@ -80,25 +80,18 @@ public final class BridgeApplication {
     }
 
     private static int command(String... args) {
-        switch (args[0]) {
-            case "--version" -> {
-                System.out.println("scheduled-events-bridge " + BridgeVersion.current());
-                return 0;
-            }
-            case "--help", "-h" -> {
-                System.out.println("scheduled-events-bridge " + BridgeVersion.current() + "\n\n"
-                        + "Usage: java [-Dkey=value ...] -jar scheduled-events-bridge.jar [--help | --version]\n\n"
-                        + "Every key can be set as -Dkey=value, as an environment variable (bridge.imds.url ->\n"
-                        + "BRIDGE_IMDS_URL), in the file named by -Dbridge.config, or in ./config/application.properties\n"
-                        + "(highest precedence first). Keys and their defaults:\n");
-                System.out.print(ConfigKeys.packaged().help());
-                return 0;
-            }
-            default -> {
-                System.err.println("Unknown argument " + args[0] + "; use --help or --version");
-                return BAD_CONFIGURATION;
-            }
+        if (!List.of("--version", "--help", "-h").contains(args[0])) {
+            System.err.println("Unknown argument " + args[0] + "; use --help or --version");
+            return BAD_CONFIGURATION;
         }
+        System.out.println("scheduled-events-bridge " + BridgeVersion.current());
+        if (!args[0].equals("--version")) {
+            System.out.print("\nUsage: java [-Dkey=value ...] -jar scheduled-events-bridge.jar [--help | --version]\n\n"
+                    + "Every key can be set as -Dkey=value, as an environment variable (bridge.imds.url ->\n"
+                    + "BRIDGE_IMDS_URL), in the file named by -Dbridge.config, or in ./config/application.properties\n"
+                    + "(highest precedence first). Keys and their defaults:\n\n" + ConfigKeys.packaged().help());
+        }
+        return 0;
     }
 
     /**

@@ -6,8 +6,11 @@ import org.apache.camel.spi.LoadablePropertiesSource;
 import org.apache.camel.spi.PropertiesResolvedValue;
 import org.apache.camel.spi.PropertiesSource;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Where each {@code bridge.*} value comes from, in Camel's own lookup order (-D system properties, values
@@ -45,44 +48,36 @@ public final class ConfigurationSources {
 
     /** A typo must not be a silently ignored setting: every unknown key stops start-up. */
     public void refuseUnknownKeys() {
-        for (String name : System.getProperties().stringPropertyNames()) {
-            if (name.startsWith("bridge.") && !keys.isKnown(name)) {
-                throw unknown(name, "-D" + name, false);
-            }
-        }
+        refuseUnknown(System.getProperties(), name -> "-D" + name);
         for (String variable : environment.keySet()) {
             if (variable.startsWith("BRIDGE_") && keys.byEnvironmentName(variable).isEmpty()) {
                 throw unknown(variable, "environment variable " + variable, true);
             }
         }
-        Properties overrides = properties.getOverrideProperties();
-        if (overrides != null) {
-            for (String name : overrides.stringPropertyNames()) {
-                if (name.startsWith("bridge.") && !keys.isKnown(name)) {
-                    throw unknown(name, EMBEDDED, false);
-                }
-            }
-        }
+        refuseUnknown(properties.getOverrideProperties(), name -> EMBEDDED);
         for (PropertiesSource source : properties.getPropertiesSources()) {
             if (source instanceof LocationPropertiesSource location && source instanceof LoadablePropertiesSource loadable
                     && !"classpath".equals(location.getLocation().getResolver())) {
                 String where = "file " + location.getLocation().getPath();
                 Properties file = loadable.loadProperties(k -> k.startsWith("bridge."));
-                for (String name : file.stringPropertyNames()) {
-                    if (!keys.isKnown(name)) {
-                        throw unknown(name, where, false);
-                    }
-                    if (readBeforeFiles(name) && !file.getProperty(name).strip().equals(keys.defaultValue(name))) {
-                        throw new BadConfigurationException(name, "is read before any file: set it as -D" + name
-                                + " or " + ConfigKeys.environmentName(name)).from(where);
+                refuseUnknown(file, name -> where);
+                for (String early : List.of(ConfigKeys.CONFIG_FILE, ConfigKeys.LOG_FORMAT)) {
+                    String value = file.getProperty(early);
+                    if (value != null && !value.strip().equals(keys.defaultValue(early))) {
+                        throw new BadConfigurationException(early, "is read before any file: set it as -D" + early
+                                + " or " + ConfigKeys.environmentName(early)).from(where);
                     }
                 }
             }
         }
     }
 
-    private static boolean readBeforeFiles(String name) {
-        return name.equals(ConfigKeys.CONFIG_FILE) || name.equals(ConfigKeys.LOG_FORMAT);
+    private void refuseUnknown(Properties given, UnaryOperator<String> where) {
+        for (String name : given == null ? Set.<String>of() : given.stringPropertyNames()) {
+            if (name.startsWith("bridge.") && !keys.isKnown(name)) {
+                throw unknown(name, where.apply(name), false);
+            }
+        }
     }
 
     private BadConfigurationException unknown(String name, String where, boolean environmentName) {

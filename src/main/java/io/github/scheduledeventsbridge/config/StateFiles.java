@@ -8,6 +8,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 
 /**
  * A state file the agent may not read is not a corrupt one: moving it aside would report every current
@@ -15,30 +16,23 @@ import java.nio.file.attribute.PosixFilePermissions;
  */
 final class StateFiles {
 
-    static final String STATE_FILE = "state.json";
-    /** The journal of prepare and recover commands (action/ActionState). */
-    static final String ACTIONS_FILE = "actions.json";
-
     private StateFiles() {
     }
 
+    /** The journal (state.json) and that of prepare and recover commands (actions.json, action/ActionState). */
     static void requireReadable(String key, Path stateDir) {
-        for (String name : java.util.List.of(STATE_FILE, ACTIONS_FILE)) {
-            requireReadableFile(key, stateDir.resolve(name));
-        }
-    }
-
-    private static void requireReadableFile(String key, Path state) {
-        if (!Files.exists(state, LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (FileChannel ignored = FileChannel.open(state, StandardOpenOption.READ)) {
-            // readable: fine
-        } catch (AccessDeniedException e) {
-            throw new BadConfigurationException(key, state + " cannot be read by this user ("
-                    + describe(state) + "); fix its owner or mode, it is not moved aside");
-        } catch (IOException e) {
-            throw new BadConfigurationException(key, state + " cannot be opened (" + e.getMessage() + ")");
+        for (Path state : List.of(stateDir.resolve("state.json"), stateDir.resolve("actions.json"))) {
+            if (!Files.exists(state, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            try (FileChannel ignored = FileChannel.open(state, StandardOpenOption.READ)) {
+                // readable: fine
+            } catch (AccessDeniedException e) {
+                throw new BadConfigurationException(key, state + " cannot be read by this user ("
+                        + describe(state) + "); fix its owner or mode, it is not moved aside");
+            } catch (IOException e) {
+                throw new BadConfigurationException(key, state + " cannot be opened (" + e.getMessage() + ")");
+            }
         }
     }
 
