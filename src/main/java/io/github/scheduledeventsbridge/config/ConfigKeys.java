@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.IntStream;
 
 /**
  * The one list of {@code bridge.*} keys: the packaged {@code application.properties}, where every key has
@@ -112,22 +113,18 @@ public final class ConfigKeys {
         return new ConfigKeys(keys);
     }
 
+    /** Levenshtein distance, one row at a time. */
     private static int distance(String a, String b) {
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            previous[j] = j;
-        }
+        int[] row = IntStream.rangeClosed(0, b.length()).toArray();
         for (int i = 1; i <= a.length(); i++) {
-            current[0] = i;
+            int diagonal = row[0];
+            row[0] = i;
             for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+                int above = row[j];
+                row[j] = Math.min(Math.min(row[j - 1], above) + 1, diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+                diagonal = above;
             }
-            int[] swap = previous;
-            previous = current;
-            current = swap;
         }
-        return previous[b.length()];
+        return row[b.length()];
     }
 }

@@ -3,10 +3,16 @@ package io.github.scheduledeventsbridge.config;
 import io.github.scheduledeventsbridge.platform.FileRules;
 import io.github.scheduledeventsbridge.platform.Platform;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -150,12 +156,42 @@ public final class SettingsReader {
         if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
             throw new BadConfigurationException(key, dir + " is not a writable directory");
         }
-        StateFiles.requireReadable(key, dir);
+        requireReadableState(key, dir);
         rules.openToOthers(dir).ifPresent(mode -> org.slf4j.LoggerFactory.getLogger(SettingsReader.class).warn(
                 "{} ({}) is {}: other local users can list it and read what older versions wrote there (spooled "
                         + "messages, dead letters); the agent's files are 0600. Make it private: chmod 700 {}",
                 key, dir, mode, dir));
         return dir;
+    }
+
+    /**
+     * A state file the agent may not read is not a corrupt one: moving it aside would report every current event
+     * again. Start-up stops instead, naming the file's owner and mode (typically left by a run as root). The files are
+     * the journal (state.json) and that of prepare and recover commands (actions.json, action/ActionState).
+     */
+    private static void requireReadableState(String key, Path stateDir) {
+        for (Path state : List.of(stateDir.resolve("state.json"), stateDir.resolve("actions.json"))) {
+            if (!Files.exists(state, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            try (FileChannel ignored = FileChannel.open(state, StandardOpenOption.READ)) {
+                // readable: fine
+            } catch (AccessDeniedException e) {
+                throw new BadConfigurationException(key, state + " cannot be read by this user (" + ownerAndMode(state)
+                        + "); fix its owner or mode, it is not moved aside");
+            } catch (IOException e) {
+                throw new BadConfigurationException(key, state + " cannot be opened (" + e.getMessage() + ")");
+            }
+        }
+    }
+
+    private static String ownerAndMode(Path file) {
+        try {
+            return "owner " + Files.getOwner(file, LinkOption.NOFOLLOW_LINKS).getName() + ", mode "
+                    + PosixFilePermissions.toString(Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS));
+        } catch (IOException | UnsupportedOperationException e) {
+            return "owner and mode unknown";
+        }
     }
 
     public static URI parseHttpUrl(String key, String value) {
