@@ -13,6 +13,7 @@ import org.apache.camel.util.ObjectHelper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -38,10 +39,7 @@ public final class BridgeApplication {
     }
 
     public static int run(String... args) throws Exception {
-        if (args.length > 0) {
-            return command(args);
-        }
-        return runAgent(newMain());
+        return args.length > 0 ? command(args) : runAgent(newMain());
     }
 
     /**
@@ -151,11 +149,10 @@ public final class BridgeApplication {
     /** Camel lets the first location that defines a key win, so the most specific file comes first. */
     static String locations(Platform platform) {
         String extra = early(ConfigKeys.CONFIG_FILE);
-        StringBuilder locations = new StringBuilder(extra == null || extra.isBlank() ? "" : "file:" + extra + ",");
-        for (String optional : optionalConfigFiles(platform)) {
-            locations.append("file:").append(optional).append(";optional=true,");
-        }
-        return locations.append("classpath:application.properties;optional=true").toString();
+        List<String> locations = new ArrayList<>(extra == null || extra.isBlank() ? List.of() : List.of("file:" + extra));
+        optionalConfigFiles(platform).forEach(file -> locations.add("file:" + file + ";optional=true"));
+        locations.add("classpath:application.properties;optional=true");
+        return String.join(",", locations);
     }
 
     /** Read when they exist: on Windows the one under %ProgramData% first, then ./config/application.properties. */
