@@ -11,6 +11,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * The operators' HTTP port: {@code /observe/health} (with {@code /live} and {@code /ready}), {@code /metrics}
@@ -143,13 +144,7 @@ public final class ManagementServer extends ServiceSupport {
 
     static boolean isLoopback(String host) {
         try {
-            InetAddress[] addresses = InetAddress.getAllByName(host);
-            for (InetAddress address : addresses) {
-                if (!address.isLoopbackAddress()) {
-                    return false;
-                }
-            }
-            return addresses.length > 0;
+            return Arrays.stream(InetAddress.getAllByName(host)).allMatch(InetAddress::isLoopbackAddress);
         } catch (UnknownHostException e) {
             return false;
         }
