@@ -66,8 +66,8 @@ final class HawtioConsole {
             return webapp;
         }
         long start = System.nanoTime();
-        setDefault("hawtio.authenticationEnabled", "false");
-        setDefault("hawtio.disableProxy", "true");
+        System.getProperties().putIfAbsent("hawtio.authenticationEnabled", "false");
+        System.getProperties().putIfAbsent("hawtio.disableProxy", "true");
         Path dir = Files.createTempDirectory("seb-hawtio-");
         try {
             Path war = dir.resolve("hawtio.war");
@@ -116,12 +116,6 @@ final class HawtioConsole {
         if (directory != null) {
             delete(directory);
             directory = null;
-        }
-    }
-
-    private static void setDefault(String key, String value) {
-        if (System.getProperty(key) == null) {
-            System.setProperty(key, value);
         }
     }
 
