@@ -33,8 +33,6 @@ public final class ManagementServer extends ServiceSupport {
     public static final String BEAN_NAME = "managementServer";
 
     private static final Logger LOG = LoggerFactory.getLogger(ManagementServer.class);
-    /** From connecting (or the previous answer) to a whole request; also how long a kept-alive connection may idle. */
-    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
     private final CamelContext context;
     private final ManagementSettings settings;
@@ -110,9 +108,10 @@ public final class ManagementServer extends ServiceSupport {
     @Override
     protected void doStart() {
         HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(settings.readOnly()) : null;
-        // Hawtio's Jolokia posts its requests; a megabyte is far more than it sends.
+        // Hawtio's Jolokia posts its requests; a megabyte is far more than it sends. 10 s from connecting (or the
+        // previous answer) to a whole request, also how long a kept-alive connection may idle.
         HttpPort http = new HttpPort("management", host, settings.port(),
-                PortLimits.of(settings.maxConnections(), 1024 * 1024, REQUEST_TIMEOUT), 16,
+                PortLimits.of(settings.maxConnections(), 1024 * 1024, Duration.ofSeconds(10)), 16,
                 new ManagementHandler(context, new BasicAuth(settings.username(), settings.password()), hawtio));
         try {
             http.start();
