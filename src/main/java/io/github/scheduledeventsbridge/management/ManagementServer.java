@@ -4,6 +4,7 @@ import io.github.scheduledeventsbridge.http.HttpPort;
 import io.github.scheduledeventsbridge.http.PortLimits;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.service.ServiceSupport;
+import org.eclipse.jetty.util.HostPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -123,7 +124,7 @@ public final class ManagementServer extends ServiceSupport {
         server = http;
         console = hawtio;
         LOG.info("Management server on http://{}:{}: /observe/health/live, /observe/health/ready, /observe/health, "
-                        + "/metrics, {}", hostForUrl(host), http.port(),
+                        + "/metrics, {}", HostPort.normalizeHost(host), http.port(),
                 hawtio == null ? "no Hawtio console (no bridge.management.username/password)"
                         : "Hawtio console at /hawtio (user " + settings.username() + ")");
     }
@@ -147,10 +148,6 @@ public final class ManagementServer extends ServiceSupport {
         } catch (UnknownHostException e) {
             return false;
         }
-    }
-
-    private static String hostForUrl(String host) {
-        return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
     }
 
     private static String rootMessage(Throwable e) {
