@@ -83,12 +83,18 @@ public final class LineFormatter extends Formatter {
     }
 
     /**
-     * A text line's stack trace: as {@link Throwable#printStackTrace()} prints it (one println per line), each
-     * line's text after its leading tabs escaped, so that a throwable's message cannot start a line of its own.
+     * A text line's stack trace: as {@link Throwable#printStackTrace()} prints it, one println per line, each line's
+     * text after its leading tabs escaped (so that a throwable's message cannot start a line of its own) and ended
+     * by \n on every platform.
      */
     private static String stackTrace(Throwable thrown) {
         StringWriter out = new StringWriter(1024);
         thrown.printStackTrace(new PrintWriter(out) {
+            @Override
+            public void println(String text) {
+                println((Object) text);
+            }
+
             @Override
             public void println(Object printed) {
                 String text = String.valueOf(printed);
