@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,10 +60,7 @@ public final class Redaction {
         if (url.getRawUserInfo() != null) {
             secret(url.getRawUserInfo());
             secret(url.getUserInfo());
-            int colon = url.getUserInfo().indexOf(':');
-            if (colon >= 0) {
-                secret(url.getUserInfo().substring(colon + 1));
-            }
+            secret(url.getUserInfo().substring(url.getUserInfo().indexOf(':') + 1)); // the password
         }
         if (url.getRawQuery() != null) {
             for (String parameter : url.getRawQuery().split("&")) {
@@ -72,11 +70,7 @@ public final class Redaction {
             }
         }
         if (url.getRawPath() != null) {
-            for (String segment : url.getRawPath().split("/")) {
-                if (segment.length() >= 16) {
-                    secret(segment);
-                }
-            }
+            Arrays.stream(url.getRawPath().split("/")).filter(segment -> segment.length() >= 16).forEach(Redaction::secret);
         }
     }
 
