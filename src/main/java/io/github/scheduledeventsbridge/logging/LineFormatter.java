@@ -120,7 +120,8 @@ public final class LineFormatter extends Formatter {
     private static StringBuilder escape(StringBuilder out, String value, boolean json) {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            int shortForm = (json ? "\n\r\t\b\f\"\\" : "\n\r\t").indexOf(c);
+            boolean plainAscii = c >= ' ' && c < 0x7f && c != '"' && c != '\\';
+            int shortForm = plainAscii ? -1 : (json ? "\n\r\t\b\f\"\\" : "\n\r\t").indexOf(c);
             if (shortForm >= 0) {
                 out.append('\\').append("nrtbf\"\\".charAt(shortForm));
             } else if (c < 0x20 || c >= 0x7f && c <= 0x9f || c == '\u2028' || c == '\u2029') {
