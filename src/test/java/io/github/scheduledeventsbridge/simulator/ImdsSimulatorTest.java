@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -117,6 +118,10 @@ class ImdsSimulatorTest {
                 .POST(HttpRequest.BodyPublishers.ofString("{}")));
         assertThat(postCompute.statusCode()).isEqualTo(405);
         assertThat(post(sim, "x".repeat(ImdsHandler.MAX_BODY_BYTES + 1)).statusCode()).isEqualTo(413);
+        HttpResponse<String> counted = send(metadataRequest(withQuery(sim.scheduledEventsUri(), API)).POST(
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(new byte[ImdsHandler.MAX_BODY_BYTES + 1]))));
+        assertThat(counted.statusCode()).as("a chunked body, counted past the limit").isEqualTo(413);
+        assertThat(JSON.readTree(counted.body()).has("error")).isTrue();
         assertThat(post(sim, " ".repeat(ImdsHandler.MAX_BODY_BYTES)).statusCode())
                 .as("a body right at the limit is read and judged on its content")
                 .isEqualTo(400);
