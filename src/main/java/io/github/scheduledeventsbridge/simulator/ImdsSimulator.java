@@ -135,12 +135,9 @@ public final class ImdsSimulator implements AutoCloseable {
         public static final List<String> DEFAULT_SCENARIOS = Scenario.DEFAULTS.stream().map(Scenario::name).toList();
 
         public Options {
-            Objects.requireNonNull(host, "host");
-            Objects.requireNonNull(vmName, "vmName");
             Objects.requireNonNull(clock, "clock");
-            Objects.requireNonNull(scenarios, "scenarios");
             scenarios = List.copyOf(scenarios);
-            if (host.isBlank() || vmName.isBlank()) {
+            if (host.isBlank() || vmName.isBlank()) { // and null is refused by these very calls
                 throw new IllegalArgumentException("host and vmName must not be blank");
             }
             if (port < 0 || port > 65535) {
