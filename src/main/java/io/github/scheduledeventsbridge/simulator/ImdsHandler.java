@@ -60,9 +60,7 @@ final class ImdsHandler extends Handler.Abstract {
                 return;
             }
             Answer answer = answer(request, response, body);
-            // HEAD is never supported, but even its error response must not carry a body.
-            HttpPort.send(response, callback, answer.status(), "application/json; charset=utf-8",
-                    "HEAD".equals(request.getMethod()) ? null : answer.json());
+            HttpPort.send(response, callback, answer.status(), "application/json; charset=utf-8", answer.json());
         });
         return true;
     }

@@ -114,6 +114,11 @@ class ImdsSimulatorTest {
         HttpResponse<String> head = send(metadataRequest(events).method("HEAD", HttpRequest.BodyPublishers.noBody()));
         assertThat(head.statusCode()).isEqualTo(405);
         assertThat(head.body()).isEmpty();
+        String headThenGet = RawSockets.exchange(sim.port(), "HEAD /metadata/scheduledevents?" + API + " HTTP/1.1\r\n"
+                + "Host: x\r\nMetadata: true\r\n\r\nGET /metadata/scheduledevents?" + API + " HTTP/1.1\r\n"
+                + "Host: x\r\nMetadata: true\r\nConnection: close\r\n\r\n", Duration.ofSeconds(5));
+        assertThat(headThenGet).as("not a byte of body after HEAD's headers").matches(
+                "(?s)HTTP/1.1 405 [^\r]*\r\n([^\r]+\r\n)*\r\nHTTP/1.1 200 .*");
         HttpResponse<String> postCompute = send(metadataRequest(withQuery(sim.instanceComputeUri(), COMPUTE_API))
                 .POST(HttpRequest.BodyPublishers.ofString("{}")));
         assertThat(postCompute.statusCode()).isEqualTo(405);
