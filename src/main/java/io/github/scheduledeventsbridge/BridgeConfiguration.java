@@ -165,9 +165,8 @@ public class BridgeConfiguration implements CamelConfiguration {
                 throw new BadConfigurationException("bridge.simulator.scenarios", e.getMessage());
             }
         }
-        ImdsSimulator simulator = new ImdsSimulator(options);
-        simulator.start();
-        // Stopped by Camel (StartOrder).
+        ImdsSimulator simulator = new ImdsSimulator(options).start();
+        context.addService(StartOrder.Lifecycle.stopping(simulator::close), true, true); // added first: stopped last
         context.getRegistry().bind("imdsSimulator", simulator);
         LOG.info("Built-in IMDS simulator listening on {} ({}x speed)", simulator.scheduledEventsUri(),
                 settings.simulator().speed());

@@ -50,8 +50,7 @@ public class HealthConfiguration implements CamelConfiguration {
                                VmIdentity identity) {
         Readiness readiness = new Readiness(settings.health().imdsStaleAfter(), settings.health().spoolThreshold(),
                 settings.health().sinkStaleAfter());
-        ReadinessChecks.register(context, readiness, pollBackoff, spool, sinks, deadLetters, clock, storage);
-        ReadinessChecks.registerIdentity(context, identity);
+        ReadinessChecks.register(context, readiness, pollBackoff, spool, sinks, deadLetters, clock, storage, identity);
         return readiness;
     }
 }

@@ -8,7 +8,6 @@ import io.github.scheduledeventsbridge.delivery.AttemptDeadlines;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.health.OutageLog;
-import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Service;
@@ -41,10 +40,6 @@ public class StartOrder implements CamelConfiguration {
     @Override
     public void configure(CamelContext context) throws Exception {
         Registry beans = context.getRegistry();
-        ImdsSimulator simulator = beans.lookupByNameAndType("imdsSimulator", ImdsSimulator.class);
-        if (simulator != null) {
-            context.addService(Lifecycle.stopping(simulator::close), true, true);
-        }
         AttemptDeadlines deadlines = beans.findSingleByType(AttemptDeadlines.class);
         OutageLog outageLog = beans.findSingleByType(OutageLog.class);
         context.addService(deadlines, true, true);

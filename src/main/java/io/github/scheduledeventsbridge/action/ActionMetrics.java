@@ -6,6 +6,7 @@ import org.apache.camel.CamelContext;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code bridge.actions{action,outcome}} (a timer per command run) and {@code bridge.action.approvals{outcome}}, both
@@ -48,17 +49,11 @@ final class ActionMetrics {
     }
 
     void run(String action, String outcome, Duration took) {
-        MeterRegistry registry = registry();
-        if (registry != null) {
-            timer(registry, action, outcome).record(took);
-        }
+        Optional.ofNullable(registry()).ifPresent(registry -> timer(registry, action, outcome).record(took));
     }
 
     void approval(String outcome) {
-        MeterRegistry registry = registry();
-        if (registry != null) {
-            counter(registry, outcome).increment();
-        }
+        Optional.ofNullable(registry()).ifPresent(registry -> counter(registry, outcome).increment());
     }
 
     private Timer timer(MeterRegistry registry, String action, String outcome) {

@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge.health;
 
 import io.github.scheduledeventsbridge.BridgeVersion;
+import io.github.scheduledeventsbridge.approval.WithheldApprovals;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
@@ -9,13 +10,16 @@ import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.transitions.TransitionType;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.apache.camel.CamelContext;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.camel.CamelContext;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.LongStream;
 
 /**
  * The delivery meters on Camel's registry: deliveries, failed attempts and dead letters per sink (counted by
@@ -23,10 +27,17 @@ import org.apache.camel.CamelContext;
  */
 public final class DeliveryMetrics {
 
+    /** Every failure kind PollBackoff names, and ok. */
+    static final List<String> POLL_OUTCOMES = List.of("ok", "connection", "timeout", "throttled", "server-error",
+            "too-large", "invalid-document", "state-write", "io-error");
+
     private final CamelContext context;
     private final Spool spool;
     private final SinkRegistry sinks;
     private final SpoolInventory inventory;
+    private PollBackoff poll;
+    /** bridge.deliveries and bridge.dead.letters per sink, each looked up once (a micrometer: step did it per message). */
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
     public DeliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks, SpoolInventory inventory) {
         this.context = context;
@@ -35,26 +46,29 @@ public final class DeliveryMetrics {
         this.inventory = inventory;
     }
 
-    /** bridge.deliveries and bridge.dead.letters per sink, each looked up once (a micrometer: step did it per message). */
-    private final java.util.Map<String, Counter> counters = new java.util.concurrent.ConcurrentHashMap<>();
+    /** For bridge_imds_last_success_timestamp_seconds. */
+    public DeliveryMetrics watching(PollBackoff poll) {
+        this.poll = poll;
+        return this;
+    }
 
     /** The receiver accepted a message: bridge.deliveries{sink=…, outcome="delivered"}. */
     public void delivered(String sinkId) {
-        count("bridge.deliveries", sinkId, "delivered");
+        count("bridge.deliveries", "sink", sinkId, "outcome", "delivered");
     }
 
     /** One failed attempt, tried again: bridge.deliveries{sink=…, outcome="retry"}. */
     public void failedAttempt(String sinkId) {
-        count("bridge.deliveries", sinkId, "retry");
+        count("bridge.deliveries", "sink", sinkId, "outcome", "retry");
     }
 
     /** A refused message moved to dead-letter/: bridge.dead.letters{sink=…}. */
     public void deadLettered(String sinkId) {
-        count("bridge.dead.letters", sinkId, null);
+        count("bridge.dead.letters", "sink", sinkId);
     }
 
-    private void count(String name, String sinkId, String outcome) {
-        String key = name + " " + sinkId + " " + outcome;
+    private void count(String name, String... tags) {
+        String key = name + " " + String.join(" ", tags);
         Counter counter = counters.get(key);
         if (counter == null) {
             // The registry only on a counter's first use: finding it scans Camel's registry.
@@ -62,13 +76,15 @@ public final class DeliveryMetrics {
             if (registry == null) {
                 return;
             }
-            // The tag keys of registerSpoolGauges (camelContext too): Prometheus refuses one name with two sets of keys.
-            counter = counters.computeIfAbsent(key, k -> {
-                Counter.Builder builder = Counter.builder(name).tags("camelContext", context.getName(), "sink", sinkId);
-                return (outcome == null ? builder : builder.tag("outcome", outcome)).register(registry);
-            });
+            counter = counters.computeIfAbsent(key, k -> counter(registry, name, null, tags));
         }
         counter.increment();
+    }
+
+    /** With the micrometer: steps' tag keys (camelContext too): Prometheus refuses one name with two sets of keys. */
+    private Counter counter(MeterRegistry registry, String name, String description, String... tags) {
+        return Counter.builder(name).tags(tags).tag("camelContext", context.getName()).description(description)
+                .register(registry);
     }
 
     /**
@@ -84,7 +100,6 @@ public final class DeliveryMetrics {
                 .tag("commit", BridgeVersion.commit())
                 .description("Always 1; the labels name the running version and the commit it was built from")
                 .register(registry);
-        String camel = context.getName();
         for (Sink sink : sinks.sinks()) {
             String name = sinks.label(sink.id());
             Gauge.builder("bridge.spool.depth", spool, s -> s.depth(sink.id())).tag("sink", sink.id()).tag("name", name)
@@ -94,35 +109,29 @@ public final class DeliveryMetrics {
                     .tag("name", name).baseUnit("seconds")
                     .description("How long the oldest undelivered message of this sink has waited; 0 when none")
                     .register(registry);
-            // Present from the start with 0, with the route steps' tag keys (camelContext added by the component).
+            // Present from the start with 0.
             for (String outcome : List.of("delivered", "retry")) {
-                Counter.builder("bridge.deliveries").tags("camelContext", camel, "sink", sink.id(), "outcome", outcome)
-                        .description("Delivery attempts per sink: delivered, or retry (failed, tried again)")
-                        .register(registry);
+                counter(registry, "bridge.deliveries", "Delivery attempts per sink: delivered, or retry (failed, tried again)",
+                        "sink", sink.id(), "outcome", outcome);
             }
-            Counter.builder("bridge.dead.letters").tags("camelContext", camel, "sink", sink.id())
-                    .description("Messages a receiver refused for bridge.delivery.dead-letter-after, moved to dead-letter/")
-                    .register(registry);
+            counter(registry, "bridge.dead.letters",
+                    "Messages a receiver refused for bridge.delivery.dead-letter-after, moved to dead-letter/", "sink", sink.id());
         }
         for (String outcome : POLL_OUTCOMES) {
-            Counter.builder("bridge.imds.polls").tags("camelContext", camel, "outcome", outcome)
-                    .description("IMDS polls by outcome: ok, or the kind of failure").register(registry);
+            counter(registry, "bridge.imds.polls", "IMDS polls by outcome: ok, or the kind of failure", "outcome", outcome);
         }
         for (TransitionType transition : TransitionType.values()) {
-            Counter.builder("bridge.transitions").tags("camelContext", camel, "transition", transition.name())
-                    .description("Transitions detected and sent to the sinks").register(registry);
+            counter(registry, "bridge.transitions", "Transitions detected and sent to the sinks",
+                    "transition", transition.name());
         }
         for (String outcome : List.of("approved", "auto-approved", "auto-failed")) {
-            Counter.builder("bridge.approvals").tags("camelContext", camel, "outcome", outcome)
-                    .description(io.github.scheduledeventsbridge.approval.WithheldApprovals.HELP)
-                    .register(registry);
+            counter(registry, "bridge.approvals", WithheldApprovals.HELP, "outcome", outcome);
         }
         // Buckets, so that a dashboard can show quantiles and an alert can look at slow polls.
-        Timer.builder("bridge.imds.poll").tags("camelContext", camel)
+        Timer.builder("bridge.imds.poll").tags("camelContext", context.getName())
                 .description("IMDS poll latency, request to parsed answer")
-                .serviceLevelObjectives(Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
-                        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
-                        Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10))
+                .serviceLevelObjectives(LongStream.of(5, 10, 25, 50, 100, 250, 500, 1000, 2000, 5000, 10000)
+                        .mapToObj(Duration::ofMillis).toArray(Duration[]::new))
                 .register(registry);
         if (poll != null) {
             Gauge.builder("bridge.imds.last.success.timestamp", poll,
@@ -136,18 +145,6 @@ public final class DeliveryMetrics {
                     .description("Undelivered messages in a spool directory that no configured sink owns (not sent)")
                     .register(registry);
         }
-    }
-
-    /** Every failure kind PollBackoff names, and ok. */
-    static final List<String> POLL_OUTCOMES = List.of("ok", "connection", "timeout", "throttled", "server-error",
-            "too-large", "invalid-document", "state-write", "io-error");
-
-    private PollBackoff poll;
-
-    /** For bridge_imds_last_success_timestamp_seconds. */
-    public DeliveryMetrics watching(PollBackoff poll) {
-        this.poll = poll;
-        return this;
     }
 
     private static double oldestAgeSeconds(Spool spool, String sinkId) {

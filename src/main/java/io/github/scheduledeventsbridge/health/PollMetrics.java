@@ -33,31 +33,29 @@ public final class PollMetrics {
 
     /** Route step just after the answer arrived (whatever it is; a GET that failed is not timed). */
     public void answered() {
-        resolve();
-        if (latency != null) {
+        if (resolved()) {
             latency.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         }
     }
 
     /** Route step once the answer is a document: bridge.imds.polls{outcome=ok}. */
     public void succeeded() {
-        resolve();
-        if (ok != null) {
+        if (resolved()) {
             ok.increment();
         }
     }
 
-    /** At the first poll: DeliveryMetrics has registered them by then (startup-recovery starts the poll). */
-    private void resolve() {
-        if (resolved) {
-            return;
+    /** Looked up at the first poll: DeliveryMetrics has registered them by then (startup-recovery starts the poll). */
+    private boolean resolved() {
+        if (!resolved) {
+            resolved = true;
+            MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
+            if (registry != null) {
+                latency = Timer.builder("bridge.imds.poll").tags("camelContext", context.getName()).register(registry);
+                ok = Counter.builder("bridge.imds.polls").tags("camelContext", context.getName(), "outcome", "ok")
+                        .register(registry);
+            }
         }
-        resolved = true;
-        MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
-        if (registry != null) {
-            String camel = context.getName();
-            latency = Timer.builder("bridge.imds.poll").tags("camelContext", camel).register(registry);
-            ok = Counter.builder("bridge.imds.polls").tags("camelContext", camel, "outcome", "ok").register(registry);
-        }
+        return latency != null;
     }
 }

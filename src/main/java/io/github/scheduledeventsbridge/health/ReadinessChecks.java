@@ -5,16 +5,21 @@ import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
+import io.github.scheduledeventsbridge.imds.VmIdentity;
 import org.apache.camel.CamelContext;
 import org.apache.camel.health.HealthCheckRegistry;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /** The agent's readiness checks, registered with Camel's health-check registry. */
 public final class ReadinessChecks {
@@ -22,20 +27,20 @@ public final class ReadinessChecks {
     private ReadinessChecks() {
     }
 
-    public static void register(CamelContext context, Readiness readiness, PollBackoff poll, Spool spool,
-                                SinkRegistry sinks, DeadLetters deadLetters, Clock clock, StorageHealth storage) {
+    public static void register(CamelContext context, Readiness readiness, PollBackoff poll, Spool spool, SinkRegistry sinks,
+                                DeadLetters deadLetters, Clock clock, StorageHealth storage, VmIdentity identity) {
         HealthCheckRegistry registry = HealthCheckRegistry.get(context);
         // A state or spool write that failed: nothing new is recorded or spooled until writing works again.
         registry.register(new Check("storage", builder -> report(builder, storage.problem(), Map.of())));
         registry.register(new Check("imds", builder -> {
-            java.time.Instant last = poll.lastAnswer();
-            Map<String, Object> details = new java.util.LinkedHashMap<>();
+            Instant last = poll.lastAnswer();
+            Map<String, Object> details = new LinkedHashMap<>();
             details.put("consecutiveFailures", poll.consecutiveFailures());
             details.put("lastFailure", poll.lastFailureKind());
             // When IMDS last answered with a complete document, and how long ago.
             details.put("lastSuccess", last == null ? "never" : last.toString());
             if (last != null) {
-                details.put("lastSuccessSecondsAgo", java.time.Duration.between(last, clock.instant()).toSeconds());
+                details.put("lastSuccessSecondsAgo", Duration.between(last, clock.instant()).toSeconds());
             }
             report(builder, readiness.imds(last, clock.instant()), details);
         }));
@@ -44,17 +49,17 @@ public final class ReadinessChecks {
         registry.register(new Check("sinks", builder -> {
             List<String> problems = new ArrayList<>();
             // Each sink with messages waiting, by its readable name: how many, and for how long the oldest.
-            Map<String, Object> details = new java.util.LinkedHashMap<>();
+            Map<String, Object> details = new LinkedHashMap<>();
             details.put("sinks", sinks.sinks().size());
             for (Sink sink : sinks.sinks()) {
                 String name = sinks.label(sink.id());
                 long depth = spool.depth(sink.id());
-                java.time.Instant oldest = spool.waitingSince(sink.id());
+                Instant oldest = spool.waitingSince(sink.id());
                 readiness.sink(name, depth, spool.lastDelivered(sink.id()), oldest, clock.instant()).ifPresent(problems::add);
                 if (depth > 0) {
                     details.put(name + ".waiting", depth);
                     if (oldest != null) {
-                        details.put(name + ".oldestSeconds", java.time.Duration.between(oldest, clock.instant()).toSeconds());
+                        details.put(name + ".oldestSeconds", Duration.between(oldest, clock.instant()).toSeconds());
                     }
                 }
             }
@@ -69,17 +74,10 @@ public final class ReadinessChecks {
             });
             report(builder, problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems)), details);
         }));
-    }
-
-    /**
-     * Whether this VM knows its IMDS name, and from where: IMDS in this run, or the last known one an earlier run
-     * recorded. An unknown name does not make the agent unready (it still forwards every event), but leader-only
-     * auto-approval approves nothing, actions count every event as this VM's and the drain signal only those naming
-     * this host until it is known: the details say so.
-     */
-    public static void registerIdentity(CamelContext context, io.github.scheduledeventsbridge.imds.VmIdentity identity) {
-        HealthCheckRegistry.get(context).register(new Check("vm-identity", builder -> {
-            Map<String, Object> details = new java.util.LinkedHashMap<>();
+        // Never DOWN: with its IMDS name unknown the agent still forwards every event, but leader-only
+        // auto-approval, actions and the drain signal act as the details say until it is known.
+        registry.register(new Check("vm-identity", builder -> {
+            Map<String, Object> details = new LinkedHashMap<>();
             details.put("known", identity.isKnown());
             details.put("source", identity.source());
             if (identity.isKnown()) {
@@ -99,9 +97,9 @@ public final class ReadinessChecks {
 
     /** A readiness-only check (a stale IMDS must not get the agent restarted, only flagged). */
     private static final class Check extends AbstractHealthCheck {
-        private final java.util.function.Consumer<HealthCheckResultBuilder> body;
+        private final Consumer<HealthCheckResultBuilder> body;
 
-        Check(String id, java.util.function.Consumer<HealthCheckResultBuilder> body) {
+        Check(String id, Consumer<HealthCheckResultBuilder> body) {
             super("bridge", id);
             this.body = body;
         }

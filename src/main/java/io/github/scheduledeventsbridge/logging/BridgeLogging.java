@@ -17,9 +17,7 @@ public final class BridgeLogging {
 
     /** First thing in main, before anything logs. */
     public static void configure() {
-        if (System.getProperty("java.util.logging.manager") == null) {
-            System.setProperty("java.util.logging.manager", ShutdownProofLogManager.class.getName());
-        }
+        System.getProperties().putIfAbsent("java.util.logging.manager", ShutdownProofLogManager.class.getName());
         LogManager manager = LogManager.getLogManager(); // reads the operator's configuration, if any
         if (System.getProperty("java.util.logging.config.file") != null
                 || System.getProperty("java.util.logging.config.class") != null) {
@@ -38,9 +36,6 @@ public final class BridgeLogging {
      * ClassLoaderLogManager does. Lines are flushed one by one, so there is nothing to close.
      */
     public static final class ShutdownProofLogManager extends LogManager {
-
-        public ShutdownProofLogManager() {
-        }
 
         @Override
         public void reset() {

@@ -4,9 +4,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Set;
 import java.util.logging.Formatter;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -22,6 +19,7 @@ import java.util.logging.LogRecord;
  * <p>One record is one line, whatever its fields hold: a message, thread name or exception message may carry text
  * from outside (an IMDS EventId, a command's output, a peer's answer), so control characters are escaped in every
  * field ({@code \n}, {@code \r}, {@code \t}, {@code \u001b}, ...); only a stack trace's own frames start lines.
+ * (Hand-escaped rather than by Jackson's generator: that one leaves DEL, C1 and U+2028/9 as they are.)
  */
 public final class LineFormatter extends Formatter {
 
@@ -29,7 +27,6 @@ public final class LineFormatter extends Formatter {
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss,SSS'Z'").withZone(ZoneOffset.UTC);
     private static final DateTimeFormatter JSON_TIME =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private final boolean json;
 
@@ -46,16 +43,8 @@ public final class LineFormatter extends Formatter {
     /** SLF4J's name for a JUL level: SEVERE ERROR, WARNING WARN, INFO, CONFIG and FINE DEBUG, finer TRACE. */
     public static String levelName(Level level) {
         int value = level.intValue();
-        if (value >= Level.SEVERE.intValue()) {
-            return "ERROR";
-        }
-        if (value >= Level.WARNING.intValue()) {
-            return "WARN";
-        }
-        if (value >= Level.INFO.intValue()) {
-            return "INFO";
-        }
-        return value >= Level.FINE.intValue() ? "DEBUG" : "TRACE";
+        return value >= Level.SEVERE.intValue() ? "ERROR" : value >= Level.WARNING.intValue() ? "WARN"
+                : value >= Level.INFO.intValue() ? "INFO" : value >= Level.FINE.intValue() ? "DEBUG" : "TRACE";
     }
 
     @Override
@@ -69,21 +58,10 @@ public final class LineFormatter extends Formatter {
         StringBuilder line = new StringBuilder(128 + message.length());
         if (!json) {
             TEXT_TIME.formatTo(record.getInstant(), line);
-            line.append(' ').append(level);
-            for (int i = level.length(); i < 5; i++) {
-                line.append(' ');
-            }
-            line.append(" [");
-            escapeControls(line, thread);
-            line.append("] ");
-            escapeControls(line, logger.substring(logger.lastIndexOf('.') + 1));
-            line.append(" - ");
-            escapeControls(line, message);
-            line.append('\n');
-            if (thrown != null) {
-                line.append(stackTrace(thrown));
-            }
-            return line.toString();
+            escape(line.append(' ').append(level).append(level.length() == 4 ? "  [" : " ["), thread, false);
+            escape(line.append("] "), logger.substring(logger.lastIndexOf('.') + 1), false);
+            escape(line.append(" - "), message, false).append('\n');
+            return (thrown == null ? line : line.append(stackTrace(thrown))).toString();
         }
         line.append("{\"@timestamp\":\"");
         JSON_TIME.formatTo(record.getInstant(), line);
@@ -98,119 +76,60 @@ public final class LineFormatter extends Formatter {
             }
             // One JSON string: its line breaks are escaped with it, so the throwable's text is kept as it is.
             StringWriter trace = new StringWriter();
-            try (PrintWriter writer = new PrintWriter(trace)) {
-                thrown.printStackTrace(writer);
-            }
+            thrown.printStackTrace(new PrintWriter(trace));
             field(line, "error.stack_trace", trace.toString());
         }
         return line.append("}\n").toString();
     }
 
     /**
-     * A text line's stack trace: as {@link Throwable#printStackTrace()} prints it, each throwable's own text (its
-     * message) escaped, so that a message cannot start a line of its own.
+     * A text line's stack trace: as {@link Throwable#printStackTrace()} prints it, one println per line, each line's
+     * text after its leading tabs escaped (so that a throwable's message cannot start a line of its own) and ended
+     * by \n on every platform.
      */
-    static String stackTrace(Throwable thrown) {
-        StringBuilder out = new StringBuilder(1024);
-        trace(out, thrown, new StackTraceElement[0], "", "", Collections.newSetFromMap(new IdentityHashMap<>()));
-        return out.toString();
-    }
-
-    private static void trace(StringBuilder out, Throwable t, StackTraceElement[] enclosing, String caption,
-                              String prefix, Set<Throwable> seen) {
-        out.append(prefix).append(caption);
-        if (!seen.add(t)) {
-            out.append("[CIRCULAR REFERENCE: ");
-            escapeControls(out, String.valueOf(t));
-            out.append("]\n");
-            return;
-        }
-        escapeControls(out, String.valueOf(t));
-        out.append('\n');
-        StackTraceElement[] frames = t.getStackTrace();
-        int own = frames.length - 1;
-        for (int shared = enclosing.length - 1; own >= 0 && shared >= 0 && frames[own].equals(enclosing[shared]); shared--) {
-            own--;
-        }
-        for (int i = 0; i <= own; i++) {
-            out.append(prefix).append("\tat ").append(frames[i]).append('\n');
-        }
-        if (own < frames.length - 1) {
-            out.append(prefix).append("\t... ").append(frames.length - 1 - own).append(" more\n");
-        }
-        for (Throwable suppressed : t.getSuppressed()) {
-            trace(out, suppressed, frames, "Suppressed: ", prefix + "\t", seen);
-        }
-        if (t.getCause() != null) {
-            trace(out, t.getCause(), frames, "Caused by: ", prefix, seen);
-        }
-    }
-
-    /**
-     * A text line's field: control characters (C0, DEL, C1) and the Unicode line and paragraph separators as
-     * {@code \n}, {@code \r}, {@code \t} or {@code \}{@code uXXXX}; everything else as is.
-     */
-    public static void escapeControls(StringBuilder out, String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (!isControl(c)) {
-                out.append(c);
-            } else if (c == '\n') {
-                out.append("\\n");
-            } else if (c == '\r') {
-                out.append("\\r");
-            } else if (c == '\t') {
-                out.append("\\t");
-            } else {
-                unicodeEscape(out, c);
+    private static String stackTrace(Throwable thrown) {
+        StringWriter out = new StringWriter(1024);
+        thrown.printStackTrace(new PrintWriter(out) {
+            @Override
+            public void println(String text) {
+                println((Object) text);
             }
-        }
-    }
 
-    /** The same as a String. */
-    public static String escapeControls(String value) {
-        if (value == null || value.chars().noneMatch(c -> isControl((char) c))) {
-            return value;
-        }
-        StringBuilder out = new StringBuilder(value.length() + 16);
-        escapeControls(out, value);
+            @Override
+            public void println(Object printed) {
+                String text = String.valueOf(printed);
+                int tabs = 0;
+                while (tabs < text.length() && text.charAt(tabs) == '\t') {
+                    tabs++;
+                }
+                write(escape(new StringBuilder(text.substring(0, tabs)), text.substring(tabs), false).append('\n').toString());
+            }
+        });
         return out.toString();
-    }
-
-    private static boolean isControl(char c) {
-        return c < 0x20 || c >= 0x7f && c <= 0x9f || c == '\u2028' || c == '\u2029';
-    }
-
-    private static void unicodeEscape(StringBuilder out, char c) {
-        out.append("\\u").append(HEX[c >> 12 & 0xf]).append(HEX[c >> 8 & 0xf]).append(HEX[c >> 4 & 0xf]).append(HEX[c & 0xf]);
     }
 
     private static void field(StringBuilder line, String name, String value) {
-        line.append(",\"").append(name).append("\":\"");
-        escape(line, value);
-        line.append('"');
+        escape(line.append(",\"").append(name).append("\":\""), value, true).append('"');
     }
 
-    /** A JSON string's content (RFC 8259): quote, backslash and the control characters escaped, the rest as is. */
-    static void escape(StringBuilder out, String value) {
+    /**
+     * Control characters (C0, DEL, C1) and the Unicode line and paragraph separators as {@code \n}, {@code \r},
+     * {@code \t} or {@code \}{@code uXXXX}, everything else as is; in a JSON string (RFC 8259) also the quote and
+     * the backslash, and {@code \b}, {@code \f}.
+     */
+    private static StringBuilder escape(StringBuilder out, String value, boolean json) {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                default -> {
-                    if (isControl(c)) {
-                        unicodeEscape(out, c);
-                    } else {
-                        out.append(c);
-                    }
-                }
+            boolean plainAscii = c >= ' ' && c < 0x7f && c != '"' && c != '\\';
+            int shortForm = plainAscii ? -1 : (json ? "\n\r\t\b\f\"\\" : "\n\r\t").indexOf(c);
+            if (shortForm >= 0) {
+                out.append('\\').append("nrtbf\"\\".charAt(shortForm));
+            } else if (c < 0x20 || c >= 0x7f && c <= 0x9f || c == '\u2028' || c == '\u2029') {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
             }
         }
+        return out;
     }
 }

@@ -1,7 +1,11 @@
 package io.github.scheduledeventsbridge.logging;
 
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
@@ -52,28 +56,21 @@ public final class Redaction {
      * The secret parts of a webhook URL: its user information, every query value, and any path segment of 16 or more
      * characters (Slack and Teams hooks carry their secret in the path).
      */
-    public static void secretsOf(java.net.URI url) {
+    public static void secretsOf(URI url) {
         if (url.getRawUserInfo() != null) {
             secret(url.getRawUserInfo());
             secret(url.getUserInfo());
-            int colon = url.getUserInfo().indexOf(':');
-            if (colon >= 0) {
-                secret(url.getUserInfo().substring(colon + 1));
-            }
+            secret(url.getUserInfo().substring(url.getUserInfo().indexOf(':') + 1)); // the password
         }
         if (url.getRawQuery() != null) {
             for (String parameter : url.getRawQuery().split("&")) {
                 String value = parameter.substring(parameter.indexOf('=') + 1);
                 secret(value);
-                secret(java.net.URLDecoder.decode(value, java.nio.charset.StandardCharsets.UTF_8));
+                secret(URLDecoder.decode(value, StandardCharsets.UTF_8));
             }
         }
         if (url.getRawPath() != null) {
-            for (String segment : url.getRawPath().split("/")) {
-                if (segment.length() >= 16) {
-                    secret(segment);
-                }
-            }
+            Arrays.stream(url.getRawPath().split("/")).filter(segment -> segment.length() >= 16).forEach(Redaction::secret);
         }
     }
 
@@ -84,18 +81,14 @@ public final class Redaction {
         }
         String out = knownSecrets(text);
         out = redactUrlsIn(out);
-        out = SCHEME.matcher(out).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + " " + MASK));
-        return CREDENTIAL.matcher(out).replaceAll(m -> Matcher.quoteReplacement(
-                m.group(1) + m.group(2) + m.group(1) + m.group(3) + m.group(4) + MASK));
+        out = SCHEME.matcher(out).replaceAll("$1 " + MASK);
+        return CREDENTIAL.matcher(out).replaceAll("$1$2$1$3$4" + MASK);
     }
 
     /** A webhook answer's body: as {@link #peerText}, and token-like runs too. */
     public static String answerBody(String text) {
         String out = peerText(text);
-        if (out == null) {
-            return null;
-        }
-        return TOKEN.matcher(out).replaceAll(m -> Matcher.quoteReplacement(tokenLike(m.group()) ? MASK : m.group()));
+        return out == null ? null : TOKEN.matcher(out).replaceAll(m -> tokenLike(m.group()) ? MASK : m.group());
     }
 
     private static boolean tokenLike(String run) {
@@ -104,40 +97,26 @@ public final class Redaction {
     }
 
     private static String knownSecrets(String text) {
-        if (SECRETS.isEmpty()) {
-            return text;
-        }
         // Longest first: a secret that contains another is removed whole.
-        List<String> secrets = SECRETS.stream().sorted(Comparator.comparingInt(String::length).reversed()).toList();
-        String out = text;
-        for (String secret : secrets) {
-            if (out.contains(secret)) {
-                out = out.replace(secret, MASK);
-            }
-        }
-        return out;
+        return SECRETS.stream().sorted(Comparator.comparingInt(String::length).reversed())
+                .reduce(text, (out, secret) -> out.replace(secret, MASK), (a, b) -> a);
     }
 
     private static final Pattern URL_IN_TEXT = Pattern.compile("https?://[^\\s\"'<>,;]+");
 
     /** Every URL in a text (an error message, a receiver's answer) reduced to its host, as {@link #redact} does. */
     public static String redactUrlsIn(String text) {
-        Matcher matcher = URL_IN_TEXT.matcher(text);
-        StringBuilder out = new StringBuilder();
-        while (matcher.find()) {
-            matcher.appendReplacement(out, Matcher.quoteReplacement(redact(matcher.group())));
-        }
-        return matcher.appendTail(out).toString();
+        return URL_IN_TEXT.matcher(text).replaceAll(m -> Matcher.quoteReplacement(redact(m.group())));
     }
 
     /** Webhook URLs often carry their secret in the path or query (Slack, Teams): log only the host. */
     public static String redact(String url) {
         try {
-            java.net.URI uri = new java.net.URI(url);
+            URI uri = new URI(url);
             if (uri.getHost() != null) {
                 return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "") + "/…";
             }
-        } catch (java.net.URISyntaxException ignored) {
+        } catch (URISyntaxException ignored) {
             // fall through
         }
         return "<unparsable URL>";

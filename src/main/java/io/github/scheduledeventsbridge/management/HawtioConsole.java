@@ -8,18 +8,14 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ClassMatcher;
+import org.eclipse.jetty.util.IO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
-import java.util.stream.Stream;
+import java.util.Objects;
 
 /**
  * The Hawtio 4 WAR packaged in the jar ({@code hawtio/hawtio.war}), unpacked by Jetty and started on the first request
@@ -29,7 +25,7 @@ import java.util.stream.Stream;
  * ({@code hawtio.authenticationEnabled=false}), as is its proxy to other Jolokia agents
  * ({@code hawtio.disableProxy=true}); both can be overridden with -D.
  *
- * <p>The WAR's Jolokia gets an access policy ({@code policyLocation}, set through an override descriptor):
+ * <p>The WAR's Jolokia gets an access policy ({@code policyLocation}, a context parameter):
  * {@code hawtio/jolokia-read-only.xml} unless {@code bridge.management.read-only=false}, then
  * {@code hawtio/jolokia-full-access.xml}. See those files for what each allows.
  */
@@ -70,14 +66,23 @@ final class HawtioConsole {
             return webapp;
         }
         long start = System.nanoTime();
-        setDefault("hawtio.authenticationEnabled", "false");
-        setDefault("hawtio.disableProxy", "true");
+        System.getProperties().putIfAbsent("hawtio.authenticationEnabled", "false");
+        System.getProperties().putIfAbsent("hawtio.disableProxy", "true");
         Path dir = Files.createTempDirectory("seb-hawtio-");
         try {
             Path war = dir.resolve("hawtio.war");
-            copy(WAR_RESOURCE, war);
+            try (InputStream in = Objects.requireNonNull(HawtioConsole.class.getResourceAsStream(WAR_RESOURCE),
+                    WAR_RESOURCE + " is not on the classpath (build with mvn package)")) {
+                Files.copy(in, war);
+            }
             WebAppContext context = new WebAppContext();
-            context.addOverrideDescriptor(jolokiaPolicy(dir).toString());
+            // A context parameter outranks the servlet's own. A policy Jolokia cannot find would allow everything:
+            // a missing one fails here instead.
+            String policy = readOnly ? READ_ONLY_POLICY : FULL_ACCESS_POLICY;
+            context.setInitParameter("policyLocation", Objects.requireNonNull(HawtioConsole.class.getResource(policy),
+                    policy + " is not on the classpath").toString());
+            LOG.info("Hawtio's Jolokia is {}", readOnly ? "read-only (bridge.management.read-only=true)"
+                    : "unrestricted: writes and operations allowed (bridge.management.read-only=false)");
             context.setContextPath("/hawtio");
             context.setWar(war.toString()); // Jetty unpacks it into the temporary directory below
             context.setParentLoaderPriority(false);
@@ -114,57 +119,9 @@ final class HawtioConsole {
         }
     }
 
-    /**
-     * Copies the policy next to the WAR and writes the override descriptor that points the WAR's
-     * {@code jolokia-agent} servlet at it. Returns the descriptor.
-     */
-    private Path jolokiaPolicy(Path dir) throws IOException {
-        Path policy = dir.resolve("jolokia-access.xml");
-        copy(readOnly ? READ_ONLY_POLICY : FULL_ACCESS_POLICY, policy);
-        Path descriptor = dir.resolve("override-web.xml");
-        Files.writeString(descriptor, """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0">
-                  <servlet>
-                    <servlet-name>jolokia-agent</servlet-name>
-                    <init-param>
-                      <param-name>policyLocation</param-name>
-                      <param-value>%s</param-value>
-                    </init-param>
-                  </servlet>
-                </web-app>
-                """.formatted(policy.toUri()), StandardCharsets.UTF_8);
-        LOG.info("Hawtio's Jolokia is {}", readOnly ? "read-only (bridge.management.read-only=true)"
-                : "unrestricted: writes and operations allowed (bridge.management.read-only=false)");
-        return descriptor;
-    }
-
-    private static void setDefault(String key, String value) {
-        if (System.getProperty(key) == null) {
-            System.setProperty(key, value);
-        }
-    }
-
-    private static void copy(String resource, Path target) throws IOException {
-        try (InputStream in = HawtioConsole.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IOException(resource + " is not on the classpath (build with mvn package)");
-            }
-            Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
     private static void delete(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException | UncheckedIOException e) {
-            LOG.warn("Could not delete {}: {}", dir, e.toString());
+        if (!IO.delete(dir)) {
+            LOG.warn("Could not delete {}", dir);
         }
     }
 }

@@ -1,10 +1,9 @@
 package io.github.scheduledeventsbridge.management;
 
 import io.github.scheduledeventsbridge.http.HttpPort;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.apache.camel.CamelContext;
-import org.apache.camel.component.micrometer.MicrometerConstants;
+import org.apache.camel.health.HealthCheck;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.http.HttpStatus;
@@ -16,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -27,7 +27,6 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ManagementHandler extends Handler.Abstract {
 
     private static final Logger LOG = LoggerFactory.getLogger(ManagementHandler.class);
-    static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
     private static final long LOG_REFUSALS_EVERY_MS = 10_000;
 
     private final CamelContext context;
@@ -86,57 +85,40 @@ final class ManagementHandler extends Handler.Abstract {
             return challenge(response, callback);
         }
         return switch (route) {
-            case "/observe/health/live" -> health(response, callback, HealthReport.Kind.LIVENESS, details, head);
-            case "/observe/health/ready" -> health(response, callback, HealthReport.Kind.READINESS, details, head);
+            case "/observe/health/live" -> health(response, callback, HealthCheck.Kind.LIVENESS, details, head);
+            case "/observe/health/ready" -> health(response, callback, HealthCheck.Kind.READINESS, details, head);
             case "/observe/health" -> authorized
-                    ? health(response, callback, HealthReport.Kind.ALL, true, head) : challenge(response, callback);
+                    ? health(response, callback, HealthCheck.Kind.ALL, true, head) : challenge(response, callback);
             case "/metrics" -> authorized ? metrics(response, callback, head) : challenge(response, callback);
             default -> text(response, callback, HttpStatus.NOT_FOUND_404, "Not found. Try /observe/health/live, "
                     + "/observe/health/ready, /observe/health, /metrics" + (console == null ? "" : " or /hawtio/") + ".\n");
         };
     }
 
-    private boolean health(Response response, Callback callback, HealthReport.Kind kind, boolean details, boolean head) {
+    private boolean health(Response response, Callback callback, HealthCheck.Kind kind, boolean details, boolean head) {
         HealthReport report = HealthReport.of(context, kind, details);
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-        HttpPort.send(response, callback, report.up ? HttpStatus.OK_200 : HttpStatus.SERVICE_UNAVAILABLE_503,
-                "application/json; charset=utf-8", head ? "" : report.json + "\n");
+        HttpPort.send(response, callback, report.up() ? HttpStatus.OK_200 : HttpStatus.SERVICE_UNAVAILABLE_503,
+                "application/json; charset=utf-8", head ? "" : report.json() + "\n");
         return true;
     }
 
     private boolean metrics(Response response, Callback callback, boolean head) {
-        PrometheusMeterRegistry metrics = prometheusRegistry();
+        // The registry Camel Main sets up from camel.metrics.*, looked up when scraped (it comes late).
+        PrometheusMeterRegistry metrics = context.getRegistry().findSingleByType(PrometheusMeterRegistry.class);
         if (metrics == null) {
             return text(response, callback, HttpStatus.NOT_FOUND_404,
                     "Metrics are off: camel.metrics.enabled is not true.\n");
         }
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-        HttpPort.send(response, callback, HttpStatus.OK_200, PROMETHEUS_TEXT, head ? "" : metrics.scrape());
+        HttpPort.send(response, callback, HttpStatus.OK_200, "text/plain; version=0.0.4; charset=utf-8", head ? "" : metrics.scrape());
         return true;
-    }
-
-    /** The registry Camel Main sets up from {@code camel.metrics.*}, looked up when scraped (it comes late). */
-    private PrometheusMeterRegistry prometheusRegistry() {
-        MeterRegistry named = context.getRegistry()
-                .lookupByNameAndType(MicrometerConstants.METRICS_REGISTRY_NAME, MeterRegistry.class);
-        if (named instanceof PrometheusMeterRegistry prometheus) {
-            return prometheus;
-        }
-        java.util.Set<PrometheusMeterRegistry> all = context.getRegistry().findByType(PrometheusMeterRegistry.class);
-        return all.size() == 1 ? all.iterator().next() : null;
     }
 
     private static boolean hasDetailsParameter(Request request) {
         String query = request.getHttpURI().getQuery();
-        if (query == null) {
-            return false;
-        }
-        for (String parameter : query.split("&")) {
-            if (parameter.equals("details") || parameter.startsWith("details=")) {
-                return !parameter.equals("details=false");
-            }
-        }
-        return false;
+        return query != null && Arrays.stream(query.split("&")).filter(p -> p.equals("details") || p.startsWith("details="))
+                .findFirst().map(p -> !p.equals("details=false")).orElse(false);
     }
 
     private static boolean tooManyAttempts(Response response, Callback callback, Duration wait) {

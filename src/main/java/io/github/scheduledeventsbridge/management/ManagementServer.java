@@ -4,6 +4,7 @@ import io.github.scheduledeventsbridge.http.HttpPort;
 import io.github.scheduledeventsbridge.http.PortLimits;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.service.ServiceSupport;
+import org.eclipse.jetty.util.HostPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,6 +12,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * The operators' HTTP port: {@code /observe/health} (with {@code /live} and {@code /ready}), {@code /metrics}
@@ -32,8 +34,6 @@ public final class ManagementServer extends ServiceSupport {
     public static final String BEAN_NAME = "managementServer";
 
     private static final Logger LOG = LoggerFactory.getLogger(ManagementServer.class);
-    /** From connecting (or the previous answer) to a whole request; also how long a kept-alive connection may idle. */
-    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
     private final CamelContext context;
     private final ManagementSettings settings;
@@ -109,9 +109,10 @@ public final class ManagementServer extends ServiceSupport {
     @Override
     protected void doStart() {
         HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(settings.readOnly()) : null;
-        // Hawtio's Jolokia posts its requests; a megabyte is far more than it sends.
+        // Hawtio's Jolokia posts its requests; a megabyte is far more than it sends. 10 s from connecting (or the
+        // previous answer) to a whole request, also how long a kept-alive connection may idle.
         HttpPort http = new HttpPort("management", host, settings.port(),
-                PortLimits.of(settings.maxConnections(), 1024 * 1024, REQUEST_TIMEOUT), 16,
+                PortLimits.of(settings.maxConnections(), 1024 * 1024, Duration.ofSeconds(10)), 16,
                 new ManagementHandler(context, new BasicAuth(settings.username(), settings.password()), hawtio));
         try {
             http.start();
@@ -123,7 +124,7 @@ public final class ManagementServer extends ServiceSupport {
         server = http;
         console = hawtio;
         LOG.info("Management server on http://{}:{}: /observe/health/live, /observe/health/ready, /observe/health, "
-                        + "/metrics, {}", hostForUrl(host), http.port(),
+                        + "/metrics, {}", HostPort.normalizeHost(host), http.port(),
                 hawtio == null ? "no Hawtio console (no bridge.management.username/password)"
                         : "Hawtio console at /hawtio (user " + settings.username() + ")");
     }
@@ -143,20 +144,10 @@ public final class ManagementServer extends ServiceSupport {
 
     static boolean isLoopback(String host) {
         try {
-            InetAddress[] addresses = InetAddress.getAllByName(host);
-            for (InetAddress address : addresses) {
-                if (!address.isLoopbackAddress()) {
-                    return false;
-                }
-            }
-            return addresses.length > 0;
+            return Arrays.stream(InetAddress.getAllByName(host)).allMatch(InetAddress::isLoopbackAddress);
         } catch (UnknownHostException e) {
             return false;
         }
-    }
-
-    private static String hostForUrl(String host) {
-        return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
     }
 
     private static String rootMessage(Throwable e) {

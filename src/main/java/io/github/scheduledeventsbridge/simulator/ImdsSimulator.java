@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.simulator;
 
 import io.github.scheduledeventsbridge.http.HttpPort;
 import io.github.scheduledeventsbridge.http.PortLimits;
+import org.eclipse.jetty.util.HostPort;
 
 import java.io.IOException;
 import java.net.URI;
@@ -49,16 +50,15 @@ public final class ImdsSimulator implements AutoCloseable {
         if (running != null || closed) {
             throw new IllegalStateException("ImdsSimulator can be started only once");
         }
-        SimulatedEvents events = new SimulatedEvents(options.clock(), options.speed(), options.vmName(),
-                options.scenarios().stream().map(Scenario::named).toList(), options.loop());
-        ImdsHandler handler = new ImdsHandler(events, options.vmName());
+        ImdsHandler handler = new ImdsHandler(new SimulatedEvents(options.clock(), options.speed(), options.vmName(),
+                options.scenarios().stream().map(Scenario::named).toList(), options.loop()), options.vmName());
         HttpPort server = new HttpPort("imds-simulator", options.host(), options.port(), LIMITS, 2, handler);
         try {
             server.start();
         } catch (RuntimeException e) {
             throw new IOException("cannot listen on " + options.host() + ":" + options.port(), e.getCause() == null ? e : e.getCause());
         }
-        running = new Running(server, events, handler);
+        running = new Running(server, handler);
         return this;
     }
 
@@ -89,22 +89,21 @@ public final class ImdsSimulator implements AutoCloseable {
 
     /** The DocumentIncarnation a GET would serve now. */
     public long incarnation() {
-        return running().events().incarnation();
+        return running().handler().events.incarnation();
     }
 
     /** The Scheduled Events document exactly as a GET would serve it now. */
     public String documentJson() {
-        return running().events().document();
+        return running().handler().events.document();
     }
 
     /** How many GETs were answered 304 Not Modified (their If-None-Match named the current document's ETag). */
     public long notModifiedServed() {
-        return running().handler().notModifiedServed();
+        return running().handler().notModifiedServed.get();
     }
 
     private URI uri(String path) {
-        String host = options.host().contains(":") ? "[" + options.host() + "]" : options.host();
-        return URI.create("http://" + host + ":" + port() + path);
+        return URI.create("http://" + HostPort.normalizeHost(options.host()) + ":" + port() + path);
     }
 
     private synchronized Running running() {
@@ -114,7 +113,7 @@ public final class ImdsSimulator implements AutoCloseable {
         return running;
     }
 
-    private record Running(HttpPort server, SimulatedEvents events, ImdsHandler handler) {
+    private record Running(HttpPort server, ImdsHandler handler) {
     }
 
     /**
@@ -136,12 +135,9 @@ public final class ImdsSimulator implements AutoCloseable {
         public static final List<String> DEFAULT_SCENARIOS = Scenario.DEFAULTS.stream().map(Scenario::name).toList();
 
         public Options {
-            Objects.requireNonNull(host, "host");
-            Objects.requireNonNull(vmName, "vmName");
             Objects.requireNonNull(clock, "clock");
-            Objects.requireNonNull(scenarios, "scenarios");
             scenarios = List.copyOf(scenarios);
-            if (host.isBlank() || vmName.isBlank()) {
+            if (host.isBlank() || vmName.isBlank()) { // and null is refused by these very calls
                 throw new IllegalArgumentException("host and vmName must not be blank");
             }
             if (port < 0 || port > 65535) {
@@ -158,10 +154,6 @@ public final class ImdsSimulator implements AutoCloseable {
 
         public static Options defaults() {
             return new Options("127.0.0.1", 0, 60, "sim-vm-0", DEFAULT_SCENARIOS, true, Clock.systemUTC());
-        }
-
-        public Options withHost(String host) {
-            return new Options(host, port, speed, vmName, scenarios, loop, clock);
         }
 
         public Options withPort(int port) {

@@ -69,8 +69,7 @@ final class SimulatedEvents {
     }
 
     synchronized long incarnation() {
-        advanceTo(clock.instant());
-        commit();
+        document();
         return incarnation;
     }
 

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** Full life cycles from the built-in simulator to a real webhook, as the quick start runs them. */
@@ -90,10 +91,13 @@ class SimulatorLifecycleTest {
 
     @Test
     void ownFilterKeepsOnlyEventsNamingThisVm() throws Exception {
+        ImdsSimulator simulator;
         try (InProcessAgent agent = agent("other-vm,hardware-failure", "own")) {
+            simulator = agent.bean("imdsSimulator", ImdsSimulator.class);
             await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().stream()
                     .anyMatch(r -> r.transition().equals("Completed")));
         }
+        assertThatThrownBy(simulator::port).as("stopped with the agent").isInstanceOf(IllegalStateException.class);
         assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::transition)
                 .containsExactly("Started", "Completed");
         assertThat(webhook.delivered()).allSatisfy(r ->

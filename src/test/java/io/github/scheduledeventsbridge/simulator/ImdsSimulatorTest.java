@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -113,10 +114,19 @@ class ImdsSimulatorTest {
         HttpResponse<String> head = send(metadataRequest(events).method("HEAD", HttpRequest.BodyPublishers.noBody()));
         assertThat(head.statusCode()).isEqualTo(405);
         assertThat(head.body()).isEmpty();
+        String headThenGet = RawSockets.exchange(sim.port(), "HEAD /metadata/scheduledevents?" + API + " HTTP/1.1\r\n"
+                + "Host: x\r\nMetadata: true\r\n\r\nGET /metadata/scheduledevents?" + API + " HTTP/1.1\r\n"
+                + "Host: x\r\nMetadata: true\r\nConnection: close\r\n\r\n", Duration.ofSeconds(5));
+        assertThat(headThenGet).as("not a byte of body after HEAD's headers").matches(
+                "(?s)HTTP/1.1 405 [^\r]*\r\n([^\r]+\r\n)*\r\nHTTP/1.1 200 .*");
         HttpResponse<String> postCompute = send(metadataRequest(withQuery(sim.instanceComputeUri(), COMPUTE_API))
                 .POST(HttpRequest.BodyPublishers.ofString("{}")));
         assertThat(postCompute.statusCode()).isEqualTo(405);
         assertThat(post(sim, "x".repeat(ImdsHandler.MAX_BODY_BYTES + 1)).statusCode()).isEqualTo(413);
+        HttpResponse<String> counted = send(metadataRequest(withQuery(sim.scheduledEventsUri(), API)).POST(
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(new byte[ImdsHandler.MAX_BODY_BYTES + 1]))));
+        assertThat(counted.statusCode()).as("a chunked body, counted past the limit").isEqualTo(413);
+        assertThat(JSON.readTree(counted.body()).has("error")).isTrue();
         assertThat(post(sim, " ".repeat(ImdsHandler.MAX_BODY_BYTES)).statusCode())
                 .as("a body right at the limit is read and judged on its content")
                 .isEqualTo(400);
