@@ -5,14 +5,17 @@ import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.ConfigFileEncoding;
 import io.github.scheduledeventsbridge.config.ConfigKeys;
 import io.github.scheduledeventsbridge.logging.BridgeLogging;
+import io.github.scheduledeventsbridge.logging.LineFormatter;
 import io.github.scheduledeventsbridge.platform.Platform;
 import org.apache.camel.main.Main;
+import org.apache.camel.util.ObjectHelper;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Entry point: Camel Main reading the file named by {@code bridge.config} / {@code BRIDGE_CONFIG}, then
@@ -36,10 +39,7 @@ public final class BridgeApplication {
     }
 
     public static int run(String... args) throws Exception {
-        if (args.length > 0) {
-            return command(args);
-        }
-        return runAgent(newMain());
+        return args.length > 0 ? command(args) : runAgent(newMain());
     }
 
     /**
@@ -68,7 +68,7 @@ public final class BridgeApplication {
             checkEarlySettings();
             return main.run(new String[0]);
         } catch (Exception e) {
-            BadConfigurationException bad = find(e);
+            BadConfigurationException bad = ObjectHelper.getException(BadConfigurationException.class, e);
             if (bad == null) {
                 throw e;
             }
@@ -78,25 +78,18 @@ public final class BridgeApplication {
     }
 
     private static int command(String... args) {
-        switch (args[0]) {
-            case "--version" -> {
-                System.out.println("scheduled-events-bridge " + BridgeVersion.current());
-                return 0;
-            }
-            case "--help", "-h" -> {
-                System.out.println("scheduled-events-bridge " + BridgeVersion.current() + "\n\n"
-                        + "Usage: java [-Dkey=value ...] -jar scheduled-events-bridge.jar [--help | --version]\n\n"
-                        + "Every key can be set as -Dkey=value, as an environment variable (bridge.imds.url ->\n"
-                        + "BRIDGE_IMDS_URL), in the file named by -Dbridge.config, or in ./config/application.properties\n"
-                        + "(highest precedence first). Keys and their defaults:\n");
-                System.out.print(ConfigKeys.packaged().help());
-                return 0;
-            }
-            default -> {
-                System.err.println("Unknown argument " + args[0] + "; use --help or --version");
-                return BAD_CONFIGURATION;
-            }
+        if (!List.of("--version", "--help", "-h").contains(args[0])) {
+            System.err.println("Unknown argument " + args[0] + "; use --help or --version");
+            return BAD_CONFIGURATION;
         }
+        System.out.println("scheduled-events-bridge " + BridgeVersion.current());
+        if (!args[0].equals("--version")) {
+            System.out.print("\nUsage: java [-Dkey=value ...] -jar scheduled-events-bridge.jar [--help | --version]\n\n"
+                    + "Every key can be set as -Dkey=value, as an environment variable (bridge.imds.url ->\n"
+                    + "BRIDGE_IMDS_URL), in the file named by -Dbridge.config, or in ./config/application.properties\n"
+                    + "(highest precedence first). Keys and their defaults:\n\n" + ConfigKeys.packaged().help());
+        }
+        return 0;
     }
 
     /**
@@ -107,14 +100,10 @@ public final class BridgeApplication {
         String configFile = early(ConfigKeys.CONFIG_FILE);
         if (configFile != null && !configFile.isBlank()) {
             Path file = Path.of(configFile).toAbsolutePath();
-            if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
-                throw new BadConfigurationException(ConfigKeys.CONFIG_FILE, file + " is not a readable file")
-                        .from(earlySource(ConfigKeys.CONFIG_FILE));
-            }
-            String problem = ConfigFileEncoding.problem(file);
+            String problem = Files.isRegularFile(file) && Files.isReadable(file) ? ConfigFileEncoding.problem(file)
+                    : "is not a readable file";
             if (problem != null) {
-                throw new BadConfigurationException(ConfigKeys.CONFIG_FILE, file + " " + problem)
-                        .from(earlySource(ConfigKeys.CONFIG_FILE));
+                throw earlyRefusal(ConfigKeys.CONFIG_FILE, file + " " + problem);
             }
         }
         for (String optional : optionalConfigFiles(Platform.current())) {
@@ -125,9 +114,8 @@ public final class BridgeApplication {
             }
         }
         String logFormat = early(ConfigKeys.LOG_FORMAT);
-        if (logFormat != null && !logFormat.equals("text") && !logFormat.equals("json")) {
-            throw new BadConfigurationException(ConfigKeys.LOG_FORMAT, "'" + logFormat + "' is neither text nor json")
-                    .from(earlySource(ConfigKeys.LOG_FORMAT));
+        if (logFormat != null && !List.of("text", "json").contains(logFormat)) {
+            throw earlyRefusal(ConfigKeys.LOG_FORMAT, "'" + logFormat + "' is neither text nor json");
         }
     }
 
@@ -136,28 +124,17 @@ public final class BridgeApplication {
         return value != null ? value : System.getenv(ConfigKeys.environmentName(key));
     }
 
-    private static String earlySource(String key) {
-        return System.getProperty(key) != null ? "-D" + key : "environment variable " + ConfigKeys.environmentName(key);
+    private static BadConfigurationException earlyRefusal(String key, String reason) {
+        return new BadConfigurationException(key, reason).from(System.getProperty(key) != null ? "-D" + key
+                : "environment variable " + ConfigKeys.environmentName(key));
     }
 
     /** One line; in JSON log mode one JSON object with the same fields as the log's. */
     static String refusalLine(BadConfigurationException bad) {
-        if (!"json".equals(early(ConfigKeys.LOG_FORMAT))) {
-            return bad.getMessage();
-        }
-        Map<String, Object> line = new LinkedHashMap<>();
-        line.put("@timestamp", Instant.now().toString());
-        line.put("log.level", "ERROR");
-        line.put("message", bad.getMessage());
-        line.put("log.logger", "io.github.scheduledeventsbridge.configuration");
-        line.put("bridge.config.key", bad.key());
-        line.put("bridge.config.source", bad.source());
-        line.put("bridge.config.reason", bad.reason());
-        try {
-            return new ObjectMapper().writeValueAsString(line);
-        } catch (Exception e) {
-            return bad.getMessage();
-        }
+        return !LineFormatter.jsonConfigured() ? bad.getMessage() : new ObjectMapper().createObjectNode()
+                .put("@timestamp", Instant.now().toString()).put("log.level", "ERROR").put("message", bad.getMessage())
+                .put("log.logger", "io.github.scheduledeventsbridge.configuration").put("bridge.config.key", bad.key())
+                .put("bridge.config.source", bad.source()).put("bridge.config.reason", bad.reason()).toString();
     }
 
     /** The agent as the jar runs it; tests start the very same thing in-process. */
@@ -165,39 +142,23 @@ public final class BridgeApplication {
         Main main = new Main();
         BridgeConfiguration.all().forEach(main.configure()::addConfiguration);
         main.setRoutesCollector(new ExactRoutesCollector());
-        main.setPropertyPlaceholderLocations(locations());
+        main.setPropertyPlaceholderLocations(locations(Platform.current()));
         return main;
     }
 
     /** Camel lets the first location that defines a key win, so the most specific file comes first. */
-    static String locations() {
-        return locations(Platform.current());
-    }
-
     static String locations(Platform platform) {
         String extra = early(ConfigKeys.CONFIG_FILE);
-        StringBuilder locations = new StringBuilder(extra == null || extra.isBlank() ? "" : "file:" + extra + ",");
-        for (String optional : optionalConfigFiles(platform)) {
-            locations.append("file:").append(optional).append(";optional=true,");
-        }
-        return locations.append("classpath:application.properties;optional=true").toString();
+        List<String> locations = new ArrayList<>(extra == null || extra.isBlank() ? List.of() : List.of("file:" + extra));
+        optionalConfigFiles(platform).forEach(file -> locations.add("file:" + file + ";optional=true"));
+        locations.add("classpath:application.properties;optional=true");
+        return String.join(",", locations);
     }
 
     /** Read when they exist: on Windows the one under %ProgramData% first, then ./config/application.properties. */
-    static java.util.List<String> optionalConfigFiles(Platform platform) {
-        java.util.List<String> files = new java.util.ArrayList<>();
+    static List<String> optionalConfigFiles(Platform platform) {
         // Camel reads locations as URLs: forward slashes, which Windows takes as well.
-        platform.defaultConfigFile().ifPresent(file -> files.add(file.replace('\\', '/')));
-        files.add("config/application.properties");
-        return files;
-    }
-
-    private static BadConfigurationException find(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof BadConfigurationException bad) {
-                return bad;
-            }
-        }
-        return null;
+        return Stream.concat(platform.defaultConfigFile().map(file -> file.replace('\\', '/')).stream(),
+                Stream.of("config/application.properties")).toList();
     }
 }

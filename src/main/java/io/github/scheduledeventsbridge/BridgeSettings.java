@@ -1,11 +1,11 @@
 package io.github.scheduledeventsbridge;
 
-import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 
 import io.github.scheduledeventsbridge.action.ActionSettings;
 import io.github.scheduledeventsbridge.approval.ApprovalSettings;
 import io.github.scheduledeventsbridge.delivery.DeliverySettings;
+import io.github.scheduledeventsbridge.delivery.FilterSettings;
 import io.github.scheduledeventsbridge.delivery.WebhookSettings;
 import io.github.scheduledeventsbridge.delivery.email.EmailSettings;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSettings;
@@ -16,7 +16,6 @@ import io.github.scheduledeventsbridge.management.ManagementSettings;
 import io.github.scheduledeventsbridge.simulator.SimulatorSettings;
 
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.function.Function;
 
 /**
@@ -46,14 +45,10 @@ public record BridgeSettings(
     public static BridgeSettings read(Function<String, String> properties,
                                       io.github.scheduledeventsbridge.platform.Platform platform) {
         SettingsReader r = new SettingsReader(properties, platform);
-        String filter = r.string("bridge.filter.resources", "all").toLowerCase(Locale.ROOT);
-        if (!filter.equals("all") && !filter.equals("own")) {
-            throw new BadConfigurationException("bridge.filter.resources", "'" + filter + "' is neither 'all' nor 'own'");
-        }
         return new BridgeSettings(
                 ImdsSettings.read(r),
                 r.writableDirectory("bridge.state.dir", platform.defaultStateDir()),
-                filter,
+                FilterSettings.resources(r, "bridge.filter.resources"),
                 WebhookSettings.read(r),
                 EventHubsSettings.read(r),
                 EmailSettings.read(r),

@@ -23,27 +23,26 @@ public final class ConfigFileEncoding {
      * (a missing or unreadable one is someone else's to report).
      */
     public static String problem(Path file) {
-        byte[] head = new byte[64];
-        int length;
+        byte[] head;
         try (InputStream in = Files.newInputStream(file)) {
-            length = in.readNBytes(head, 0, head.length);
+            head = in.readNBytes(64);
         } catch (IOException unreadable) {
             return null;
         }
-        String problem = problem(head, length);
+        String problem = problem(head);
         return problem == null ? null : problem + ": " + String.format(RESAVE, file);
     }
 
-    static String problem(byte[] head, int length) {
-        if (length >= 2 && ((head[0] == (byte) 0xFF && head[1] == (byte) 0xFE) || (head[0] == (byte) 0xFE && head[1] == (byte) 0xFF))) {
+    private static String problem(byte[] head) {
+        if (head.length >= 2 && ((head[0] == (byte) 0xFF && head[1] == (byte) 0xFE) || (head[0] == (byte) 0xFE && head[1] == (byte) 0xFF))) {
             return "is UTF-16 (as Windows PowerShell 5.1's > and Out-File write it), not a properties file's ASCII";
         }
-        if (length >= 3 && head[0] == (byte) 0xEF && head[1] == (byte) 0xBB && head[2] == (byte) 0xBF) {
+        if (head.length >= 3 && head[0] == (byte) 0xEF && head[1] == (byte) 0xBB && head[2] == (byte) 0xBF) {
             return "starts with a UTF-8 byte-order mark (as Windows PowerShell 5.1's -Encoding UTF8 writes it), which "
                     + "would become part of its first key";
         }
-        for (int i = 0; i < length; i++) {
-            if (head[i] == 0) {
+        for (byte b : head) {
+            if (b == 0) {
                 return "holds NUL bytes: it is UTF-16 (without byte-order mark), not a properties file's ASCII";
             }
         }

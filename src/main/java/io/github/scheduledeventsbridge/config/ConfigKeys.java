@@ -1,18 +1,18 @@
 package io.github.scheduledeventsbridge.config;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.IntStream;
 
 /**
  * The one list of {@code bridge.*} keys: the packaged {@code application.properties}, where every key has
@@ -26,9 +26,6 @@ public final class ConfigKeys {
 
     /** A key, its packaged default and the comment above it in the packaged file. */
     public record Key(String name, String defaultValue, String comment) {
-        public String environmentName() {
-            return ConfigKeys.environmentName(name);
-        }
     }
 
     private static final ConfigKeys PACKAGED = load();
@@ -57,22 +54,15 @@ public final class ConfigKeys {
     }
 
     public Optional<Key> byEnvironmentName(String variable) {
-        return keys.values().stream().filter(k -> k.environmentName().equals(variable)).findFirst();
+        return keys.values().stream().filter(k -> environmentName(k.name()).equals(variable)).findFirst();
     }
 
     /** The known key closest to a typo, by edit distance; empty when nothing is reasonably close. */
     public Optional<String> nearest(String typo, boolean asEnvironmentName) {
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (Key key : keys.values()) {
-            String candidate = asEnvironmentName ? key.environmentName() : key.name();
-            int d = distance(typo, candidate);
-            if (d < bestDistance) {
-                bestDistance = d;
-                best = candidate;
-            }
-        }
-        return best != null && bestDistance <= Math.max(3, typo.length() / 3) ? Optional.of(best) : Optional.empty();
+        int limit = Math.max(3, typo.length() / 3);
+        return keys.keySet().stream().map(name -> asEnvironmentName ? environmentName(name) : name)
+                .filter(candidate -> distance(typo, candidate) <= limit)
+                .min(Comparator.comparingInt(candidate -> distance(typo, candidate)));
     }
 
     /** {@code bridge.imds.poll-interval} → {@code BRIDGE_IMDS_POLL_INTERVAL}, as Camel and docs/configuration.md spell it. */
@@ -85,11 +75,7 @@ public final class ConfigKeys {
         StringBuilder out = new StringBuilder();
         for (Key key : keys.values()) {
             out.append(key.name()).append('=').append(key.defaultValue()).append('\n');
-            if (!key.comment().isEmpty()) {
-                for (String line : key.comment().split("\n")) {
-                    out.append("    ").append(line).append('\n');
-                }
-            }
+            key.comment().lines().forEach(line -> out.append("    ").append(line).append('\n'));
         }
         return out.toString();
     }
@@ -99,7 +85,7 @@ public final class ConfigKeys {
             if (in == null) {
                 throw new IllegalStateException("application.properties is missing from the jar");
             }
-            return parse(new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).lines().toList());
+            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -127,22 +113,18 @@ public final class ConfigKeys {
         return new ConfigKeys(keys);
     }
 
+    /** Levenshtein distance, one row at a time. */
     private static int distance(String a, String b) {
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            previous[j] = j;
-        }
+        int[] row = IntStream.rangeClosed(0, b.length()).toArray();
         for (int i = 1; i <= a.length(); i++) {
-            current[0] = i;
+            int diagonal = row[0];
+            row[0] = i;
             for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+                int above = row[j];
+                row[j] = Math.min(Math.min(row[j - 1], above) + 1, diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+                diagonal = above;
             }
-            int[] swap = previous;
-            previous = current;
-            current = swap;
         }
-        return previous[b.length()];
+        return row[b.length()];
     }
 }

@@ -3,10 +3,14 @@ package io.github.scheduledeventsbridge.config;
 import org.apache.camel.component.properties.LocationPropertiesSource;
 import org.apache.camel.component.properties.PropertiesComponent;
 import org.apache.camel.spi.LoadablePropertiesSource;
+import org.apache.camel.spi.PropertiesResolvedValue;
 import org.apache.camel.spi.PropertiesSource;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Where each {@code bridge.*} value comes from, in Camel's own lookup order (-D system properties, values
@@ -26,81 +30,59 @@ public final class ConfigurationSources {
         this.environment = environment;
     }
 
-    /** A human description of where the value in effect for {@code key} was set. */
+    /** A human description of where the value in effect for {@code key} was set (Camel records each lookup's source). */
     public String origin(String key) {
-        if (System.getProperty(key) != null) {
+        String source = properties.getResolvedValue(key).map(PropertiesResolvedValue::source).orElse("");
+        if (source.equals("SYS")) {
             return "-D" + key;
         }
-        String effective = properties.resolveProperty(key).orElse(null);
-        for (PropertiesSource source : properties.getPropertiesSources()) {
-            String value = source.getProperty(key);
-            if (value != null) {
-                // Camel Main's override properties are not a source: a value no source holds came from there.
-                return value.strip().equals(effective) ? describe(source, key) : EMBEDDED;
-            }
+        if (source.equals(EnvironmentVariablesSource.NAME)) {
+            return "environment variable " + ConfigKeys.environmentName(key);
         }
-        return EMBEDDED;
+        if (source.startsWith("file:")) {
+            return "file " + source.substring("file:".length());
+        }
+        // Camel Main's override and initial properties are not sources: their values come from the embedding program.
+        return source.startsWith("classpath:") ? "the packaged default" : EMBEDDED;
     }
 
     /** A typo must not be a silently ignored setting: every unknown key stops start-up. */
     public void refuseUnknownKeys() {
-        for (String name : System.getProperties().stringPropertyNames()) {
-            if (name.startsWith("bridge.") && !keys.isKnown(name)) {
-                throw unknown(name, "-D" + name, false);
-            }
-        }
+        refuseUnknown(System.getProperties(), name -> "-D" + name);
         for (String variable : environment.keySet()) {
             if (variable.startsWith("BRIDGE_") && keys.byEnvironmentName(variable).isEmpty()) {
                 throw unknown(variable, "environment variable " + variable, true);
             }
         }
-        Properties overrides = properties.getOverrideProperties();
-        if (overrides != null) {
-            for (String name : overrides.stringPropertyNames()) {
-                if (name.startsWith("bridge.") && !keys.isKnown(name)) {
-                    throw unknown(name, EMBEDDED, false);
-                }
-            }
-        }
+        refuseUnknown(properties.getOverrideProperties(), name -> EMBEDDED);
         for (PropertiesSource source : properties.getPropertiesSources()) {
-            if (source instanceof LocationPropertiesSource && source instanceof LoadablePropertiesSource loadable
-                    && !isPackaged(source)) {
+            if (source instanceof LocationPropertiesSource location && source instanceof LoadablePropertiesSource loadable
+                    && !"classpath".equals(location.getLocation().getResolver())) {
+                String where = "file " + location.getLocation().getPath();
                 Properties file = loadable.loadProperties(k -> k.startsWith("bridge."));
-                for (String name : file.stringPropertyNames()) {
-                    if (!keys.isKnown(name)) {
-                        throw unknown(name, describe(source, name), false);
-                    }
-                    if (readBeforeFiles(name) && !file.getProperty(name).strip().equals(keys.defaultValue(name))) {
-                        throw new BadConfigurationException(name, "is read before any file: set it as -D" + name
-                                + " or " + ConfigKeys.environmentName(name)).from(describe(source, name));
+                refuseUnknown(file, name -> where);
+                for (String early : List.of(ConfigKeys.CONFIG_FILE, ConfigKeys.LOG_FORMAT)) {
+                    String value = file.getProperty(early);
+                    if (value != null && !value.strip().equals(keys.defaultValue(early))) {
+                        throw new BadConfigurationException(early, "is read before any file: set it as -D" + early
+                                + " or " + ConfigKeys.environmentName(early)).from(where);
                     }
                 }
             }
         }
     }
 
-    private static boolean readBeforeFiles(String name) {
-        return name.equals(ConfigKeys.CONFIG_FILE) || name.equals(ConfigKeys.LOG_FORMAT);
+    private void refuseUnknown(Properties given, UnaryOperator<String> where) {
+        for (String name : given == null ? Set.<String>of() : given.stringPropertyNames()) {
+            if (name.startsWith("bridge.") && !keys.isKnown(name)) {
+                throw unknown(name, where.apply(name), false);
+            }
+        }
     }
 
     private BadConfigurationException unknown(String name, String where, boolean environmentName) {
         String hint = keys.nearest(name, environmentName).map(k -> "; did you mean " + k + "?")
                 .orElse("; java -jar scheduled-events-bridge.jar --help lists every key");
         return new BadConfigurationException(name, "is not a known key" + hint).from(where);
-    }
-
-    private String describe(PropertiesSource source, String key) {
-        if (source instanceof EnvironmentVariablesSource) {
-            return "environment variable " + ConfigKeys.environmentName(key);
-        }
-        if (source instanceof LocationPropertiesSource location) {
-            return isPackaged(source) ? "the packaged default" : "file " + location.getLocation().getPath();
-        }
-        return source.getName();
-    }
-
-    private static boolean isPackaged(PropertiesSource source) {
-        return source instanceof LocationPropertiesSource location
-                && "classpath".equals(location.getLocation().getResolver());
     }
 }

@@ -1,67 +1,35 @@
 package io.github.scheduledeventsbridge.config;
 
 import org.apache.camel.Ordered;
-import org.apache.camel.spi.LoadablePropertiesSource;
+import org.apache.camel.spi.PropertiesSource;
 
 import java.util.Map;
-import java.util.Properties;
-import java.util.function.Predicate;
 
 /**
  * {@code BRIDGE_*} environment variables as a Camel properties source ({@code bridge.imds.url} ←
- * {@code BRIDGE_IMDS_URL}). Ordered before the properties files and after -D system properties, which
- * Camel itself looks up first: the documented precedence, kept by Camel rather than by the agent.
+ * {@code BRIDGE_IMDS_URL}), ordered before the properties files and after -D system properties. Camel's own
+ * environment lookup cannot be used: it lets a variable beat -D, does not strip values, and reads only
+ * System.getenv (a test's Platform brings its own environment).
  */
-public final class EnvironmentVariablesSource implements LoadablePropertiesSource, Ordered {
+public record EnvironmentVariablesSource(Map<String, String> environment) implements PropertiesSource, Ordered {
 
-    /** Before the properties files: Camel numbers those from 100 in the order of their locations. */
-    static final int ORDER = 50;
-
-    private final Map<String, String> environment;
-
-    public EnvironmentVariablesSource(Map<String, String> environment) {
-        this.environment = Map.copyOf(environment);
-    }
+    static final String NAME = "environment variables";
 
     @Override
     public String getName() {
-        return "environment variables";
+        return NAME;
     }
 
+    /** Before the properties files: Camel numbers those from 100 in the order of their locations. */
     @Override
     public int getOrder() {
-        return ORDER;
+        return 50;
     }
 
+    /** Stripped, as Camel strips the values of properties files. */
     @Override
     public String getProperty(String name) {
-        return name.startsWith("bridge.") ? stripped(environment.get(ConfigKeys.environmentName(name))) : null;
-    }
-
-    @Override
-    public Properties loadProperties() {
-        return loadProperties(key -> true);
-    }
-
-    @Override
-    public Properties loadProperties(Predicate<String> filter) {
-        Properties properties = new Properties();
-        for (ConfigKeys.Key key : ConfigKeys.packaged().all()) {
-            String value = stripped(environment.get(key.environmentName()));
-            if (value != null && filter.test(key.name())) {
-                properties.setProperty(key.name(), value);
-            }
-        }
-        return properties;
-    }
-
-    /** Camel strips the values of properties files; a variable's value is treated the same way. */
-    private static String stripped(String value) {
+        String value = name.startsWith("bridge.") ? environment.get(ConfigKeys.environmentName(name)) : null;
         return value == null ? null : value.strip();
-    }
-
-    @Override
-    public void reloadProperties(String location) {
-        // The environment of a running process does not change.
     }
 }

@@ -3,10 +3,16 @@ package io.github.scheduledeventsbridge.config;
 import io.github.scheduledeventsbridge.platform.FileRules;
 import io.github.scheduledeventsbridge.platform.Platform;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -46,7 +52,6 @@ public final class SettingsReader {
         return host;
     }
 
-
     /** Routes read the raw value, so the check reads it too: white space around a value is refused. */
     public String string(String key, String fallback) {
         String value = properties.apply(key);
@@ -75,16 +80,20 @@ public final class SettingsReader {
 
     private long positive(String key, long fallback, String unit) {
         String value = string(key, Long.toString(fallback));
-        long n;
-        try {
-            n = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw new BadConfigurationException(key, "'" + value + "' is not a number" + unit);
-        }
+        long n = parsed(key, value, Long::parseLong, "a number" + unit);
         if (n <= 0) {
             throw new BadConfigurationException(key, value + " must be a positive number" + unit);
         }
         return n;
+    }
+
+    /** The refusal names the value: a number is never a secret. */
+    private static <T> T parsed(String key, String value, Function<String, T> parse, String what) {
+        try {
+            return parse.apply(value);
+        } catch (NumberFormatException e) {
+            throw new BadConfigurationException(key, "'" + value + "' is not " + what);
+        }
     }
 
     public boolean bool(String key, boolean fallback) {
@@ -97,28 +106,20 @@ public final class SettingsReader {
 
     public int port(String key, int fallback) {
         String value = string(key, Integer.toString(fallback));
-        try {
-            int port = Integer.parseInt(value);
-            if (port < 0 || port > 65535) {
-                throw new BadConfigurationException(key, value + " is not a TCP port (0-65535)");
-            }
-            return port;
-        } catch (NumberFormatException e) {
-            throw new BadConfigurationException(key, "'" + value + "' is not a TCP port");
+        int port = parsed(key, value, Integer::parseInt, "a TCP port");
+        if (port < 0 || port > 65535) {
+            throw new BadConfigurationException(key, value + " is not a TCP port (0-65535)");
         }
+        return port;
     }
 
     public double positiveDouble(String key, double fallback) {
         String value = string(key, Double.toString(fallback));
-        try {
-            double d = Double.parseDouble(value);
-            if (!(d > 0) || Double.isInfinite(d)) {
-                throw new BadConfigurationException(key, value + " must be a positive number");
-            }
-            return d;
-        } catch (NumberFormatException e) {
-            throw new BadConfigurationException(key, "'" + value + "' is not a number");
+        double d = parsed(key, value, Double::parseDouble, "a number");
+        if (!(d > 0) || Double.isInfinite(d)) {
+            throw new BadConfigurationException(key, value + " must be a positive number");
         }
+        return d;
     }
 
     public URI httpUrl(String key, String fallback) {
@@ -127,8 +128,7 @@ public final class SettingsReader {
 
     public Set<String> names(String key, String fallback, Set<String> known) {
         Set<String> result = new java.util.LinkedHashSet<>();
-        for (String value : Arrays.stream(string(key, fallback).split(",")).map(String::trim)
-                .filter(v -> !v.isEmpty()).toList()) {
+        for (String value : list(key, fallback)) {
             if (value.equals("*") || value.equalsIgnoreCase("all")) {
                 return Set.of();
             }
@@ -140,8 +140,8 @@ public final class SettingsReader {
         return Set.copyOf(result);
     }
 
-    public List<String> list(String key) {
-        return Arrays.stream(string(key, "").split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
+    public List<String> list(String key, String fallback) {
+        return Arrays.stream(string(key, fallback).split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
     }
 
     /** Made if missing (0700 where permissions are POSIX); one that other users can read is warned about. */
@@ -156,12 +156,42 @@ public final class SettingsReader {
         if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
             throw new BadConfigurationException(key, dir + " is not a writable directory");
         }
-        StateFiles.requireReadable(key, dir);
+        requireReadableState(key, dir);
         rules.openToOthers(dir).ifPresent(mode -> org.slf4j.LoggerFactory.getLogger(SettingsReader.class).warn(
                 "{} ({}) is {}: other local users can list it and read what older versions wrote there (spooled "
                         + "messages, dead letters); the agent's files are 0600. Make it private: chmod 700 {}",
                 key, dir, mode, dir));
         return dir;
+    }
+
+    /**
+     * A state file the agent may not read is not a corrupt one: moving it aside would report every current event
+     * again. Start-up stops instead, naming the file's owner and mode (typically left by a run as root). The files are
+     * the journal (state.json) and that of prepare and recover commands (actions.json, action/ActionState).
+     */
+    private static void requireReadableState(String key, Path stateDir) {
+        for (Path state : List.of(stateDir.resolve("state.json"), stateDir.resolve("actions.json"))) {
+            if (!Files.exists(state, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            try (FileChannel ignored = FileChannel.open(state, StandardOpenOption.READ)) {
+                // readable: fine
+            } catch (AccessDeniedException e) {
+                throw new BadConfigurationException(key, state + " cannot be read by this user (" + ownerAndMode(state)
+                        + "); fix its owner or mode, it is not moved aside");
+            } catch (IOException e) {
+                throw new BadConfigurationException(key, state + " cannot be opened (" + e.getMessage() + ")");
+            }
+        }
+    }
+
+    private static String ownerAndMode(Path file) {
+        try {
+            return "owner " + Files.getOwner(file, LinkOption.NOFOLLOW_LINKS).getName() + ", mode "
+                    + PosixFilePermissions.toString(Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS));
+        } catch (IOException | UnsupportedOperationException e) {
+            return "owner and mode unknown";
+        }
     }
 
     public static URI parseHttpUrl(String key, String value) {

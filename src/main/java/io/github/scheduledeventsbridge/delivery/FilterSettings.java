@@ -19,10 +19,15 @@ public record FilterSettings(Set<String> transitions, Set<String> eventTypes, bo
                                       String defaultEventTypes) {
         Set<String> transitions = r.names(prefix + ".transitions", defaultTransitions, TRANSITIONS);
         Set<String> eventTypes = r.names(prefix + ".event-types", defaultEventTypes, EVENT_TYPES);
-        String resources = r.string(prefix + ".resources", "all").toLowerCase(Locale.ROOT);
+        return new FilterSettings(transitions, eventTypes, resources(r, prefix + ".resources").equals("own"));
+    }
+
+    /** Whose events: {@code all} or {@code own} (those naming this VM), in any case. */
+    public static String resources(SettingsReader r, String key) {
+        String resources = r.string(key, "all").toLowerCase(Locale.ROOT);
         if (!resources.equals("all") && !resources.equals("own")) {
-            throw new BadConfigurationException(prefix + ".resources", "'" + resources + "' is neither 'all' nor 'own'");
+            throw new BadConfigurationException(key, "'" + resources + "' is neither 'all' nor 'own'");
         }
-        return new FilterSettings(transitions, eventTypes, resources.equals("own"));
+        return resources;
     }
 }

@@ -9,7 +9,7 @@ public record SimulatorSettings(boolean enabled, int port, double speed, List<St
 
     public static SimulatorSettings read(SettingsReader r) {
         return new SimulatorSettings(r.bool("bridge.simulator.enabled", false), r.port("bridge.simulator.port", 0),
-                r.positiveDouble("bridge.simulator.speed", 60), r.list("bridge.simulator.scenarios"),
+                r.positiveDouble("bridge.simulator.speed", 60), r.list("bridge.simulator.scenarios", ""),
                 r.bool("bridge.simulator.loop", true));
     }
 }

@@ -68,6 +68,10 @@ class ConfigKeysTest {
                 assertThat(sources.origin("bridge.imds.poll-interval")).isEqualTo("environment variable BRIDGE_IMDS_POLL_INTERVAL");
                 assertThat(sources.origin("bridge.imds.timeout")).isEqualTo("file " + file);
                 assertThat(sources.origin("bridge.imds.first-call-timeout")).isEqualTo("the packaged default");
+                properties.addOverrideProperty("bridge.imds.timeout", "222");
+                assertThat(properties.resolveProperty("bridge.imds.timeout")).contains("222");
+                assertThat(sources.origin("bridge.imds.timeout"))
+                        .isEqualTo("a value set by the program that embeds the agent");
             } finally {
                 System.clearProperty("bridge.imds.api-version");
             }

@@ -21,7 +21,7 @@ public record EmailSettings(String host, int port, String username, String passw
         String host = r.string("bridge.email.host", "");
         int port = r.port("bridge.email.port", 587);
         String from = r.string("bridge.email.from", "");
-        List<String> to = r.list("bridge.email.to");
+        List<String> to = r.list("bridge.email.to", "");
         if (!host.isEmpty()) {
             if (!EMAIL.matcher(from).matches()) {
                 throw new BadConfigurationException("bridge.email.from",
