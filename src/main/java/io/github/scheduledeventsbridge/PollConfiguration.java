@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.health.PollMetrics;
 import io.github.scheduledeventsbridge.health.StorageHealth;
+import io.github.scheduledeventsbridge.imds.ImdsPoll;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
@@ -57,14 +58,12 @@ public class PollConfiguration implements CamelConfiguration {
         return new PollBackoff(clock, settings.imds().pollInterval(), settings.imds().maxBackoff());
     }
 
+    /** The GET's two steps, with the poll's meters. */
     @BindToRegistry
-    public ImdsResponse imdsResponse(BridgeSettings settings) {
-        return new ImdsResponse(settings.imds().maxDocumentSize());
-    }
-
-    @BindToRegistry
-    public PollMetrics pollMetrics(CamelContext context) {
-        return new PollMetrics(context);
+    public ImdsPoll imdsPoll(CamelContext context, BridgeSettings settings, PollBackoff backoff) {
+        PollMetrics metrics = new PollMetrics(context);
+        return new ImdsPoll(new ImdsResponse(settings.imds().maxDocumentSize()), backoff, settings.imds(),
+                metrics::started, metrics::answered, metrics::succeeded);
     }
 
     @BindToRegistry

@@ -8,8 +8,8 @@ import org.apache.camel.StartupListener;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Runs the startup-recovery route once Camel is fully started, then starts the management server. Routes added
- * while Camel is still starting can be registered but never started, so sink routes are installed only from here.
+ * Runs the startup-recovery route once Camel is fully started (the sinks' lanes with it), then starts the
+ * management server.
  */
 final class StartupRecovery implements StartupListener {
 

@@ -18,11 +18,13 @@ import java.util.List;
 public final class Dispatcher {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Dispatcher.class);
 
     private final SinkRegistry registry;
     private final Spool spool;
 
     private final StorageHealth health;
+    private final java.util.concurrent.atomic.AtomicBoolean replayed = new java.util.concurrent.atomic.AtomicBoolean();
 
     public Dispatcher(SinkRegistry registry, Spool spool) {
         this(registry, spool, new StorageHealth());
@@ -128,7 +130,20 @@ public final class Dispatcher {
         }
     }
 
-    /** Everything waiting in any spool, each sink's oldest first: replayed once at start. */
+    /**
+     * What the lanes are given: what this dispatch spooled; the first dispatch of a run (start-up recovery) gives
+     * them everything waiting instead, the last run's leftovers and what it spooled itself, each file once.
+     */
+    public List<SpoolEntry> toQueue(List<SpoolEntry> spooled) throws IOException {
+        if (replayed.getAndSet(true)) {
+            return spooled;
+        }
+        List<SpoolEntry> waiting = pending();
+        LOG.info("Replaying {} undelivered message(s) from the spool", waiting.size());
+        return waiting;
+    }
+
+    /** Everything waiting in any spool, each sink's oldest first. */
     public List<SpoolEntry> pending() throws IOException {
         List<SpoolEntry> entries = new ArrayList<>();
         for (Sink sink : registry.sinks()) {

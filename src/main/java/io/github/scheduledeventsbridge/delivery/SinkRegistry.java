@@ -1,32 +1,28 @@
 package io.github.scheduledeventsbridge.delivery;
 
-import org.apache.camel.CamelContext;
+import org.apache.camel.builder.ExpressionBuilder;
+import org.apache.camel.builder.RouteBuilder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 
-/** The sinks configured for this run, and the installation of one delivery lane per sink. */
-public final class SinkRegistry {
+/** The sinks configured for this run, and their delivery lanes (routes/sink-lane.yaml). */
+public final class SinkRegistry extends RouteBuilder {
 
     private static final Logger LOG = LoggerFactory.getLogger(SinkRegistry.class);
 
     /** The one route template every sink's lane comes from (routes/sink-lane.yaml). */
     public static final String LANE_TEMPLATE = "sink-lane";
-    /** The template parameter naming the lane's sink. */
-    static final String SINK_ID_PARAMETER = "sinkId";
 
     private final List<Sink> sinks;
-    private final Map<String, Sink> byId;
 
     private final Map<String, String> labels = new java.util.LinkedHashMap<>();
 
     public SinkRegistry(List<Sink> sinks) {
         this.sinks = List.copyOf(sinks);
-        this.byId = this.sinks.stream().collect(Collectors.toUnmodifiableMap(Sink::id, Function.identity()));
         Map<String, Long> counts = this.sinks.stream().collect(Collectors.groupingBy(SinkRegistry::baseLabel,
                 Collectors.counting()));
         for (Sink sink : this.sinks) {
@@ -64,26 +60,22 @@ public final class SinkRegistry {
         return sinks;
     }
 
-    /** Adds each sink's lanes from the one template; done once at start, before any message is queued. */
-    public void installRoutes(CamelContext context) throws Exception {
+    /**
+     * Each sink's lanes from the one template, given the sink itself (the template-local bean {@code sink}, a
+     * constant). Bound as a bean, this is a RoutesBuilder Camel Main collects with the other routes: Camel adds the
+     * lanes once the template is loaded and starts them with the context, before any message is queued.
+     */
+    @Override
+    public void configure() {
         for (Sink sink : sinks) {
             for (int lane = 0; lane < sink.lanes(); lane++) {
-                context.addRouteFromTemplate(sink.routeId(lane), LANE_TEMPLATE,
-                        Map.of("queue", sink.queue(lane), SINK_ID_PARAMETER, sink.id(), "attempt", sink.attempt()));
+                templatedRoute(LANE_TEMPLATE).routeId(sink.routeId(lane)).parameter("queue", sink.queue(lane))
+                        .parameter("attempt", sink.attempt()).bean("sink", ExpressionBuilder.constantExpression(sink));
             }
             LOG.info("Sink {}: {}", sink.id(), sink.description());
         }
         if (sinks.isEmpty()) {
             LOG.info("No sink configured: transitions are only logged");
         }
-    }
-
-    /** The lane's first step: its sink, carried on the exchange ({@link Sink#PROPERTY}) to every later step. */
-    public Sink sink(String sinkId) {
-        Sink sink = byId.get(sinkId);
-        if (sink == null) {
-            throw new IllegalStateException("No sink " + sinkId);
-        }
-        return sink;
     }
 }

@@ -204,6 +204,21 @@ class DispatcherTest {
     }
 
     @Test
+    @DisplayName("the run's first dispatch queues every waiting message, the last run's and its own; later ones what they spooled")
+    void firstDispatchQueuesEverythingWaiting() throws IOException {
+        Sink a = new Sink("a", "desc", "tpl", Sink.Target.NONE, e -> true);
+        new Dispatcher(new SinkRegistry(List.of(a)), new Spool(root)).spool(List.of(event(9, "Scheduled", "A")));
+        Dispatcher restarted = new Dispatcher(new SinkRegistry(List.of(a)), new Spool(root));
+
+        List<SpoolEntry> outbox = restarted.spool(List.of(event(10, "Started", "A")));
+        assertThat(restarted.toQueue(outbox)).extracting(e -> e.file().getFileName().toString())
+                .containsExactly("0000000000000000009.json", "0000000000000000010.json");
+        List<SpoolEntry> next = restarted.spool(List.of(event(11, "Completed", "A")));
+        assertThat(restarted.toQueue(next)).isEqualTo(next).extracting(e -> e.file().getFileName().toString())
+                .containsExactly("0000000000000000011.json");
+    }
+
+    @Test
     @DisplayName("no sinks: nothing is spooled")
     void noSinks() throws IOException {
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of()), new Spool(root));

@@ -90,8 +90,9 @@ public final class EventHubsThroughput {
             for (String routes : List.of("routes/error-handling.yaml", "routes/sink-lane.yaml", "routes/eventhubs-sink.yaml")) {
                 PluginHelper.getRoutesLoader(camel).loadRoutes(ResourceHelper.resolveResource(camel, "classpath:" + routes));
             }
+            camel.addRoutes(sinks);
+            camel.addTemplatedRoutes(sinks);
             camel.start();
-            sinks.installRoutes(camel);
             ProducerTemplate template = camel.createProducerTemplate();
 
             CloudEventFactory factory = cloudEvents();
