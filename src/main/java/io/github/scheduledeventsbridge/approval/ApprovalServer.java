@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  * The checks that decide (signature, timestamp, replay, shape, event) stay in the routes and {@link ApprovalGate}.
  * The route sees the raw body bytes, the two signature headers and the client's address, nothing else the client sent.
  */
-public final class ApprovalServer extends ServiceSupport {
+public final class ApprovalServer extends ServiceSupport implements HttpPort.Observer {
 
     /** Bound in the Camel registry under this name; {@link #port()} is the port it got. */
     public static final String BEAN_NAME = "approvalServer";
@@ -48,6 +48,7 @@ public final class ApprovalServer extends ServiceSupport {
     private final ApprovalSettings.Listener listener;
     private final ApprovalSettings.Tls tls;
     private final ApprovalAudit audit;
+    private final ApprovalDispatcher dispatcher;
     private final HttpPort port;
     private ScheduledExecutorService auditTimer;
 
@@ -57,26 +58,27 @@ public final class ApprovalServer extends ServiceSupport {
         this.listener = listener;
         this.tls = tls;
         this.audit = audit;
-        ApprovalDispatcher dispatcher = new ApprovalDispatcher(context);
+        this.dispatcher = new ApprovalDispatcher(context);
         // Once a request is in, the connection also waits for IMDS; so may a thread (8: approvals are few, and the
         // threads that read other connections must stay free).
         PortLimits limits = PortLimits.of(listener.maxConnections(), ApprovalGate.MAX_BODY_BYTES, listener.requestTimeout())
                 .answeringWithin(listener.requestTimeout().plus(Duration.ofMillis(imdsTimeoutMs + 5_000)));
-        this.port = new HttpPort("approval", listener.host(), listener.port(), limits, 8, new Api(dispatcher, audit))
+        this.port = new HttpPort("approval", listener.host(), listener.port(), limits, 8, new Api())
                 .tls(tls.enabled() ? new HttpPort.Tls(tls.keystore(), tls.password(), tls.type()) : null)
-                .observer(new HttpPort.Observer() {
-                    @Override
-                    public void refused(String client, int status, String reason) {
-                        audit.refused(client, status, reason, null);
-                        dispatcher.count(Integer.toString(status));
-                    }
+                .observer(this);
+    }
 
-                    @Override
-                    public void closedUnanswered(String client, String reason) {
-                        audit.closed(client, reason);
-                        dispatcher.count("closed-unanswered");
-                    }
-                });
+    /** Refused before Camel (by the port or by path and method): counted, logged (rate-limited). */
+    @Override
+    public void refused(String client, int status, String reason) {
+        audit.refused(client, status, reason, null);
+        dispatcher.count(Integer.toString(status));
+    }
+
+    @Override
+    public void closedUnanswered(String client, String reason) {
+        audit.closed(client, reason);
+        dispatcher.count("closed-unanswered");
     }
 
     /** The port it listens on (useful with port 0), or -1. */
@@ -116,14 +118,7 @@ public final class ApprovalServer extends ServiceSupport {
     }
 
     /** POST /api/v1/approvals and GET /api/v1/events: path and method checked, the body read whole, then the route. */
-    private static final class Api extends Handler.Abstract {
-        private final ApprovalDispatcher dispatcher;
-        private final ApprovalAudit audit;
-
-        Api(ApprovalDispatcher dispatcher, ApprovalAudit audit) {
-            this.dispatcher = dispatcher;
-            this.audit = audit;
-        }
+    private final class Api extends Handler.Abstract {
 
         @Override
         public boolean handle(Request request, Response response, Callback callback) {
@@ -155,10 +150,8 @@ public final class ApprovalServer extends ServiceSupport {
             return true;
         }
 
-        /** Refused before Camel: answered, counted, logged (rate-limited). */
         private void refuse(Response response, Callback callback, String client, int status, String reason) {
-            audit.refused(client, status, reason, null);
-            dispatcher.count(Integer.toString(status));
+            refused(client, status, reason);
             HttpPort.json(response, callback, status, HttpPort.errorJson(reason), true);
         }
     }
