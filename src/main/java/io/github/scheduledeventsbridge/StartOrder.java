@@ -33,8 +33,8 @@ import java.time.Duration;
  * <li>Once Camel has fully started ({@link StartupRecovery}): start-up recovery, which starts the poll; then the
  * management server, whose ~0.4 s would otherwise delay the first poll.
  * </ol>
- * A stop: the graceful stop's first moment (below), the routes, then the management server, the approval server, the action runner, the
- * drain port, the Event Log writer, the outage log, the attempt deadlines and the simulator.
+ * A stop: the attempts' deadlines shortened (below), the routes, then the management server, the approval server, the
+ * action runner, the drain port, the Event Log writer, the outage log, the attempt deadlines and the simulator.
  */
 public class StartOrder implements CamelConfiguration {
 
