@@ -83,13 +83,8 @@ public class StartOrder implements CamelConfiguration {
 
     /** Started before Camel starts anything, so that a port that cannot be bound stops start-up; Camel stops it. */
     private static void startNow(CamelContext context, Service service) throws Exception {
+        context.addService(service, true, false);
         ServiceHelper.startService(service);
-        try {
-            context.addService(service, true, false);
-        } catch (Exception e) {
-            service.stop();
-            throw e;
-        }
     }
 
     /**
