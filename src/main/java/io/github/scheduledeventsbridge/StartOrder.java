@@ -58,7 +58,7 @@ public class StartOrder implements CamelConfiguration {
         context.addService(stopping(beans.findSingleByType(ActionRunner.class)::stop), true, true);
         ApprovalServer approvals = beans.lookupByNameAndType(ApprovalServer.BEAN_NAME, ApprovalServer.class);
         if (approvals != null) {
-            startNow(context, approvals);
+            startNow(context, approvals.listen());
         }
 
         // The two moments of a graceful stop. When the context begins to stop, attempts in flight get a third of the
