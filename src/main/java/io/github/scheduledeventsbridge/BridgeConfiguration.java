@@ -166,7 +166,7 @@ public class BridgeConfiguration implements CamelConfiguration {
             }
         }
         ImdsSimulator simulator = new ImdsSimulator(options).start();
-        context.addService(StartOrder.Lifecycle.stopping(simulator::close), true, true); // added first: stopped last
+        context.addService(StartOrder.stopping(simulator::close), true, true); // added first: stopped last
         context.getRegistry().bind("imdsSimulator", simulator);
         LOG.info("Built-in IMDS simulator listening on {} ({}x speed)", simulator.scheduledEventsUri(),
                 settings.simulator().speed());

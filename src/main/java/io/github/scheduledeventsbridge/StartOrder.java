@@ -32,8 +32,8 @@ import java.time.Duration;
  * <li>Once Camel has fully started ({@link StartupRecovery}): start-up recovery, which starts the poll; then the
  * management server, whose ~0.4 s would otherwise delay the first poll.
  * </ol>
- * A stop: {@link GracefulStop}, the routes, then the management server, the approval server, the action runner, the
- * drain port, the Event Log writer, the outage log, the attempt deadlines and the simulator.
+ * A stop: the attempts' deadlines shortened (below), the routes, then the management server, the approval server, the
+ * action runner, the drain port, the Event Log writer, the outage log, the attempt deadlines and the simulator.
  */
 public class StartOrder implements CamelConfiguration {
 
@@ -44,98 +44,54 @@ public class StartOrder implements CamelConfiguration {
         OutageLog outageLog = beans.findSingleByType(OutageLog.class);
         context.addService(deadlines, true, true);
         context.addService(outageLog, true, true);
-        context.addService(Lifecycle.stopping(beans.findSingleByType(EventLogSink.class)::close), true, true);
+        context.addService(stopping(beans.findSingleByType(EventLogSink.class)::close), true, true);
 
         ActionSettings actions = beans.findSingleByType(BridgeSettings.class).actions();
-        DrainSignal drain = beans.findSingleByType(DrainSignal.class);
         if (actions.drainEnabled()) {
-            startNow(context, new Lifecycle(() -> drain.start(actions.drainHost(), actions.drainPort(),
-                    actions.drainMaxConnections(), actions.drainRequestTimeout()), drain::close));
+            startNow(context, beans.findSingleByType(DrainSignal.class).listen(actions));
         }
-        context.addService(Lifecycle.stopping(beans.findSingleByType(ActionRunner.class)::stop), true, true);
+        context.addService(stopping(beans.findSingleByType(ActionRunner.class)::stop), true, true);
         ApprovalServer approvals = beans.lookupByNameAndType(ApprovalServer.BEAN_NAME, ApprovalServer.class);
         if (approvals != null) {
-            startNow(context, approvals);
+            startNow(context, approvals.listen());
         }
 
-        context.getManagementStrategy().addEventNotifier(
-                new GracefulStop(context, deadlines, beans.findSingleByType(Spool.class), outageLog));
+        // The two moments of a graceful stop. When the context begins to stop, attempts in flight get a third of the
+        // shutdown timeout: a hung receiver cannot hold the stop, which also waits for each lane's queue to be left (up
+        // to a second per lane). Once the routes stopped (no lane sends any more), spool documents keep only their
+        // messages still waiting and one line per sink counts what stays in the spool.
+        Spool spool = beans.findSingleByType(Spool.class);
+        context.getManagementStrategy().addEventNotifier(new SimpleEventNotifierSupport() {
+            @Override
+            public void notify(CamelEvent event) {
+                if (event instanceof CamelEvent.CamelContextStoppingEvent) {
+                    var shutdown = context.getShutdownStrategy();
+                    deadlines.stopping(Duration.ofMillis(shutdown.getTimeUnit().toMillis(shutdown.getTimeout()) / 3));
+                } else if (event instanceof CamelEvent.CamelContextRoutesStoppedEvent) {
+                    spool.keepOnlyWaitingDocuments();
+                    outageLog.reportBacklog();
+                }
+            }
+        });
         context.addStartupListener(new StartupRecovery());
     }
 
     /** Started before Camel starts anything, so that a port that cannot be bound stops start-up; Camel stops it. */
     private static void startNow(CamelContext context, Service service) throws Exception {
+        context.addService(service, true, false);
         ServiceHelper.startService(service);
-        try {
-            context.addService(service, true, false);
-        } catch (Exception e) {
-            service.stop();
-            throw e;
-        }
     }
 
     /**
-     * A start and a stop that Camel calls in its order. The beans the routes call are not made Camel services
-     * themselves: a bean step starts and stops a service bean with its route, and these must outlive every route.
+     * A stop Camel calls in its order. The beans the routes call are not made Camel services themselves: a bean step
+     * stops a service bean with its route, and these must outlive every route.
      */
-    static final class Lifecycle extends ServiceSupport {
-
-        interface Step {
-            void run() throws Exception;
-        }
-
-        private final Step start;
-        private final Step stop;
-
-        Lifecycle(Step start, Step stop) {
-            this.start = start;
-            this.stop = stop;
-        }
-
-        static Lifecycle stopping(Step stop) {
-            return new Lifecycle(() -> { }, stop);
-        }
-
-        @Override
-        protected void doStart() throws Exception {
-            start.run();
-        }
-
-        @Override
-        protected void doStop() throws Exception {
-            stop.run();
-        }
-    }
-
-    /**
-     * The two moments of a graceful stop. When the context begins to stop, attempts in flight get a third of the
-     * shutdown timeout: a hung receiver cannot hold the stop, which also waits for each lane's queue to be left (up to
-     * a second per lane). Once the routes stopped (no lane sends any more), spool documents keep only their messages
-     * still waiting and one line per sink counts what stays in the spool.
-     */
-    static final class GracefulStop extends SimpleEventNotifierSupport {
-
-        private final CamelContext context;
-        private final AttemptDeadlines deadlines;
-        private final Spool spool;
-        private final OutageLog outageLog;
-
-        GracefulStop(CamelContext context, AttemptDeadlines deadlines, Spool spool, OutageLog outageLog) {
-            this.context = context;
-            this.deadlines = deadlines;
-            this.spool = spool;
-            this.outageLog = outageLog;
-        }
-
-        @Override
-        public void notify(CamelEvent event) {
-            if (event instanceof CamelEvent.CamelContextStoppingEvent) {
-                var shutdown = context.getShutdownStrategy();
-                deadlines.stopping(Duration.ofMillis(shutdown.getTimeUnit().toMillis(shutdown.getTimeout()) / 3));
-            } else if (event instanceof CamelEvent.CamelContextRoutesStoppedEvent) {
-                spool.keepOnlyWaitingDocuments();
-                outageLog.reportBacklog();
+    static Service stopping(AutoCloseable stop) {
+        return new ServiceSupport() {
+            @Override
+            protected void doStop() throws Exception {
+                stop.close();
             }
-        }
+        };
     }
 }

@@ -41,7 +41,7 @@ import java.util.Set;
  * metadata does not answer), only events naming this machine's host name drain it: a VM that cannot tell its
  * events from its neighbours' is not taken out for theirs, since every VM of the set would be taken out at once.
  */
-public final class DrainSignal implements AutoCloseable {
+public final class DrainSignal {
 
     private static final Logger LOG = LoggerFactory.getLogger(DrainSignal.class);
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -88,8 +88,10 @@ public final class DrainSignal implements AutoCloseable {
         }
     }
 
-    public void start(String host, int port, int maxConnections, Duration requestTimeout) {
-        listener = new HttpPort("drain", host, port, PortLimits.of(maxConnections, 0, requestTimeout), 2, new Handler.Abstract() {
+    /** The drain port, started: a Camel service (StartOrder), stopped after the routes. */
+    public HttpPort listen(ActionSettings settings) {
+        listener = new HttpPort("drain", settings.drainHost(), settings.drainPort(),
+                PortLimits.of(settings.drainMaxConnections(), 0, settings.drainRequestTimeout()), 2, new Handler.Abstract() {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
                 answer(request, response, callback);
@@ -99,11 +101,12 @@ public final class DrainSignal implements AutoCloseable {
         try {
             listener.start();
         } catch (RuntimeException e) {
-            throw new BadConfigurationException("bridge.drain.port", "cannot listen on " + host + ":" + port + " ("
-                    + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()) + ")");
+            throw new BadConfigurationException("bridge.drain.port", "cannot listen on " + settings.drainHost() + ":"
+                    + settings.drainPort() + " (" + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()) + ")");
         }
-        LOG.info("Drain signal listening on {}:{} (503 from {} ms before an event affecting this VM)", host,
+        LOG.info("Drain signal listening on {}:{} (503 from {} ms before an event affecting this VM)", settings.drainHost(),
                 listener.port(), leadTime.toMillis());
+        return listener;
     }
 
     public int port() {
@@ -150,12 +153,5 @@ public final class DrainSignal implements AutoCloseable {
                     : "serving");
         }
         return body.toString();
-    }
-
-    @Override
-    public void close() {
-        if (listener != null) {
-            listener.stop();
-        }
     }
 }

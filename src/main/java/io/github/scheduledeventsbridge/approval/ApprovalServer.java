@@ -4,7 +4,6 @@ import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.http.HttpPort;
 import io.github.scheduledeventsbridge.http.PortLimits;
 import org.apache.camel.CamelContext;
-import org.apache.camel.support.service.ServiceSupport;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -36,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * The checks that decide (signature, timestamp, replay, shape, event) stay in the routes and {@link ApprovalGate}.
  * The route sees the raw body bytes, the two signature headers and the client's address, nothing else the client sent.
  */
-public final class ApprovalServer extends ServiceSupport {
+public final class ApprovalServer extends Handler.Abstract implements HttpPort.Observer {
 
     /** Bound in the Camel registry under this name; {@link #port()} is the port it got. */
     public static final String BEAN_NAME = "approvalServer";
@@ -48,6 +47,7 @@ public final class ApprovalServer extends ServiceSupport {
     private final ApprovalSettings.Listener listener;
     private final ApprovalSettings.Tls tls;
     private final ApprovalAudit audit;
+    private final ApprovalDispatcher dispatcher;
     private final HttpPort port;
     private ScheduledExecutorService auditTimer;
 
@@ -57,26 +57,27 @@ public final class ApprovalServer extends ServiceSupport {
         this.listener = listener;
         this.tls = tls;
         this.audit = audit;
-        ApprovalDispatcher dispatcher = new ApprovalDispatcher(context);
+        this.dispatcher = new ApprovalDispatcher(context);
         // Once a request is in, the connection also waits for IMDS; so may a thread (8: approvals are few, and the
         // threads that read other connections must stay free).
         PortLimits limits = PortLimits.of(listener.maxConnections(), ApprovalGate.MAX_BODY_BYTES, listener.requestTimeout())
                 .answeringWithin(listener.requestTimeout().plus(Duration.ofMillis(imdsTimeoutMs + 5_000)));
-        this.port = new HttpPort("approval", listener.host(), listener.port(), limits, 8, new Api(dispatcher, audit))
+        this.port = new HttpPort("approval", listener.host(), listener.port(), limits, 8, this)
                 .tls(tls.enabled() ? new HttpPort.Tls(tls.keystore(), tls.password(), tls.type()) : null)
-                .observer(new HttpPort.Observer() {
-                    @Override
-                    public void refused(String client, int status, String reason) {
-                        audit.refused(client, status, reason, null);
-                        dispatcher.count(Integer.toString(status));
-                    }
+                .observer(this);
+    }
 
-                    @Override
-                    public void closedUnanswered(String client, String reason) {
-                        audit.closed(client, reason);
-                        dispatcher.count("closed-unanswered");
-                    }
-                });
+    /** Refused before Camel (by the port or by path and method): counted, logged (rate-limited). */
+    @Override
+    public void refused(String client, int status, String reason) {
+        audit.refused(client, status, reason, null);
+        dispatcher.count(Integer.toString(status));
+    }
+
+    @Override
+    public void closedUnanswered(String client, String reason) {
+        audit.closed(client, reason);
+        dispatcher.count("closed-unanswered");
     }
 
     /** The port it listens on (useful with port 0), or -1. */
@@ -84,8 +85,8 @@ public final class ApprovalServer extends ServiceSupport {
         return port.port();
     }
 
-    @Override
-    protected void doStart() {
+    /** The approval port, started: a Camel service ({@code StartOrder}), stopped after the routes. */
+    public HttpPort listen() {
         try {
             port.start();
         } catch (RuntimeException e) {
@@ -98,68 +99,60 @@ public final class ApprovalServer extends ServiceSupport {
             throw new BadConfigurationException(tls.enabled() ? "bridge.approval.tls.keystore" : "bridge.approval.host",
                     "cannot listen on " + listener.host() + ":" + listener.port() + " (" + cause.getClass().getSimpleName() + ")");
         }
-        auditTimer = context.getExecutorServiceManager().newSingleThreadScheduledExecutor(this, "approval-audit");
-        auditTimer.scheduleWithFixedDelay(audit::flush, 1, 1, TimeUnit.MINUTES);
         LOG.info("Remote approval API on {}:{} ({}, at most {} connections, {} ms per request): POST {}, GET {}",
                 listener.host(), port.port(), tls, listener.maxConnections(), listener.requestTimeout().toMillis(),
                 APPROVALS_PATH, EVENTS_PATH);
+        return port;
+    }
+
+    /** With the port (Jetty starts and stops its handler): the audit's summaries once a minute, the last at the stop. */
+    @Override
+    protected void doStart() throws Exception {
+        auditTimer = context.getExecutorServiceManager().newSingleThreadScheduledExecutor(this, "approval-audit");
+        auditTimer.scheduleWithFixedDelay(audit::flush, 1, 1, TimeUnit.MINUTES);
+        super.doStart();
     }
 
     @Override
-    protected void doStop() {
-        if (auditTimer != null) {
-            context.getExecutorServiceManager().shutdown(auditTimer);
-            auditTimer = null;
-            audit.flush();
-        }
-        port.stop();
+    protected void doStop() throws Exception {
+        super.doStop();
+        context.getExecutorServiceManager().shutdown(auditTimer);
+        audit.flush();
     }
 
     /** POST /api/v1/approvals and GET /api/v1/events: path and method checked, the body read whole, then the route. */
-    private static final class Api extends Handler.Abstract {
-        private final ApprovalDispatcher dispatcher;
-        private final ApprovalAudit audit;
-
-        Api(ApprovalDispatcher dispatcher, ApprovalAudit audit) {
-            this.dispatcher = dispatcher;
-            this.audit = audit;
-        }
-
-        @Override
-        public boolean handle(Request request, Response response, Callback callback) {
-            String client = Request.getRemoteAddr(request);
-            String path = request.getHttpURI().getPath();
-            String expected = APPROVALS_PATH.equals(path) ? "POST" : EVENTS_PATH.equals(path) ? "GET" : null;
-            if (expected == null) {
-                refuse(response, callback, client, 404, "no such path; the API is POST " + APPROVALS_PATH + " and GET " + EVENTS_PATH);
-            } else if (!expected.equals(request.getMethod())) {
-                response.getHeaders().put(HttpHeader.ALLOW, expected);
-                refuse(response, callback, client, 405, "use " + expected + " " + path);
-            } else {
-                // Bounded by the port (64 KiB, refused while it grows: the port answers, audits and counts the
-                // 413 as it does its other refusals); read without holding a thread.
-                Content.Source.asByteArrayAsync(request, -1).whenComplete((body, failure) -> {
-                    if (failure != null) {
-                        callback.failed(failure);
-                        return;
-                    }
-                    String endpoint = expected.equals("POST") ? "direct:approval-api" : "direct:approval-events";
-                    // The route may wait for IMDS: on a pool thread, never the one that read the body.
-                    request.getComponents().getThreadPool().execute(() -> {
-                        ApprovalDispatcher.Reply reply = dispatcher.call(endpoint, body, request.getHeaders().get("X-Bridge-Timestamp"),
-                                request.getHeaders().get("X-Bridge-Signature"), client);
-                        HttpPort.json(response, callback, reply.status(), reply.json(), true);
-                    });
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+        String client = Request.getRemoteAddr(request);
+        String path = request.getHttpURI().getPath();
+        String expected = APPROVALS_PATH.equals(path) ? "POST" : EVENTS_PATH.equals(path) ? "GET" : null;
+        if (expected == null) {
+            refuse(response, callback, client, 404, "no such path; the API is POST " + APPROVALS_PATH + " and GET " + EVENTS_PATH);
+        } else if (!expected.equals(request.getMethod())) {
+            response.getHeaders().put(HttpHeader.ALLOW, expected);
+            refuse(response, callback, client, 405, "use " + expected + " " + path);
+        } else {
+            // Bounded by the port (64 KiB, refused while it grows: the port answers, audits and counts the
+            // 413 as it does its other refusals); read without holding a thread.
+            Content.Source.asByteArrayAsync(request, -1).whenComplete((body, failure) -> {
+                if (failure != null) {
+                    callback.failed(failure);
+                    return;
+                }
+                String endpoint = expected.equals("POST") ? "direct:approval-api" : "direct:approval-events";
+                // The route may wait for IMDS: on a pool thread, never the one that read the body.
+                request.getComponents().getThreadPool().execute(() -> {
+                    ApprovalDispatcher.Reply reply = dispatcher.call(endpoint, body, request.getHeaders().get("X-Bridge-Timestamp"),
+                            request.getHeaders().get("X-Bridge-Signature"), client);
+                    HttpPort.json(response, callback, reply.status(), reply.json(), true);
                 });
-            }
-            return true;
+            });
         }
+        return true;
+    }
 
-        /** Refused before Camel: answered, counted, logged (rate-limited). */
-        private void refuse(Response response, Callback callback, String client, int status, String reason) {
-            audit.refused(client, status, reason, null);
-            dispatcher.count(Integer.toString(status));
-            HttpPort.json(response, callback, status, HttpPort.errorJson(reason), true);
-        }
+    private void refuse(Response response, Callback callback, String client, int status, String reason) {
+        refused(client, status, reason);
+        HttpPort.json(response, callback, status, HttpPort.errorJson(reason), true);
     }
 }

@@ -53,10 +53,15 @@ class StartOrderTest {
                     .with("bridge.drain.port", "0").with("bridge.drain.host", "127.0.0.1")
                     .bind("startOrderRecorder", recorder)
                     .start();
+            List<Integer> ports;
             try (agent) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.polls() >= 1
                         && agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port() > 0);
+                ports = List.of(agent.bean(ApprovalServer.BEAN_NAME, ApprovalServer.class).port(),
+                        agent.bean("drainSignal", DrainSignal.class).port(),
+                        agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port());
             }
+            assertThat(ports).as("every port is closed once the agent stopped").noneMatch(StartOrderTest::accepts);
         }
         assertThat(seen).filteredOn(line -> !line.startsWith("routes stopped"))
                 .isNotEmpty()
