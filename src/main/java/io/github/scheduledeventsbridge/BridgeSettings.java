@@ -45,10 +45,11 @@ public record BridgeSettings(
     public static BridgeSettings read(Function<String, String> properties,
                                       io.github.scheduledeventsbridge.platform.Platform platform) {
         SettingsReader r = new SettingsReader(properties, platform);
+        String filter = FilterSettings.resources(r, "bridge.filter.resources"); // refused before the state dir is made
         return new BridgeSettings(
                 ImdsSettings.read(r),
                 r.writableDirectory("bridge.state.dir", platform.defaultStateDir()),
-                FilterSettings.resources(r, "bridge.filter.resources"),
+                filter,
                 WebhookSettings.read(r),
                 EventHubsSettings.read(r),
                 EmailSettings.read(r),

@@ -100,6 +100,14 @@ class BridgeSettingsTest {
         assertThat(io.github.scheduledeventsbridge.imds.ImdsSettings.MIN_POLL_INTERVAL_MS).isEqualTo(200);
     }
 
+    @Test
+    @DisplayName("a bad filter is refused before the state directory is made")
+    void badFilterLeavesNoStateDirectory() {
+        assertThatThrownBy(() -> read("bridge.filter.resources", "some"))
+                .hasMessageContaining("bridge.filter.resources");
+        assertThat(tmp.resolve("state")).doesNotExist();
+    }
+
     @ParameterizedTest(name = "[{index}] {0} = \"{1}\"")
     @CsvSource(delimiter = '|', quoteCharacter = '\'', value = {
             "bridge.imds.poll-interval      | 199",

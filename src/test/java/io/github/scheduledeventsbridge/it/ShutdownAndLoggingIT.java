@@ -111,6 +111,9 @@ class ShutdownAndLoggingIT {
                         .contains("[prepare F0F0F0F0\\n" + forged + "\\u001b[2J]");
             }
             assertThat(webhook.delivered()).allMatch(m -> m.eventId().equals("F0F0F0F0\n" + forged + "\u001b[2J"));
+            assertThat(webhook.delivered().stream().map(WebhookReceiver.Request::transition).toList())
+                    .as("the Scheduled transition once, then at most the prepare's outcome")
+                    .isIn(List.of("Scheduled"), List.of("Scheduled", "ActionSucceeded"));
         }
     }
 
