@@ -26,11 +26,6 @@ public record ImdsPoll(ImdsResponse response, PollBackoff backoff, ImdsSettings 
         started.run();
     }
 
-    /** The GET's timeout in milliseconds: IMDS may take up to two minutes to answer the first request after it is enabled. */
-    public long timeout() {
-        return (backoff.hasAnsweredOnce() ? settings.timeout() : settings.firstCallTimeout()).toMillis();
-    }
-
     /** The answer as a document (a 304: the one this run holds), or the failure that imds-errors counts. */
     public ImdsDocument answer(Exchange exchange) {
         answered.run();
