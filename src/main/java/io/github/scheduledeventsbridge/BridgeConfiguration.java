@@ -104,7 +104,7 @@ public class BridgeConfiguration implements CamelConfiguration {
             BridgeSettings settings = BridgeSettings.read(values, platform);
             if (settings.eventLog().enabled() && context.getRegistry().lookupByName(EventLogSink.WRITER_BEAN) == null) {
                 // Refused here, where the key's origin is known: only Windows has an Event Log.
-                context.getRegistry().bind(EventLogSink.WRITER_BEAN, EventLogSink.systemWriter(settings.eventLog()));
+                context.getRegistry().bind(EventLogSink.WRITER_BEAN, EventLogSink.systemWriter(settings.eventLog(), platform));
             }
             if (!settings.simulator().enabled()) {
                 return settings;

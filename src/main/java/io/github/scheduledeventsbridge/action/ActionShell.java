@@ -1,11 +1,11 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.platform.Platform;
 import io.github.scheduledeventsbridge.windows.PowerShellCommand;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * How a command line becomes a process: the words of {@code bridge.action.shell} followed by the command as one
@@ -20,22 +20,22 @@ public record ActionShell(List<String> words) {
         words = List.copyOf(words);
     }
 
-    /** {@code bridge.action.shell}: words separated by spaces; empty = {@link #platformDefault(String)}. */
+    /** {@code bridge.action.shell}: words separated by spaces; empty = {@link #platformDefault(Platform)}. */
     public static ActionShell parse(String configured) {
         String trimmed = configured == null ? "" : configured.trim();
         if (trimmed.isEmpty()) {
-            return new ActionShell(platformDefault(System.getProperty("os.name", "")));
+            return new ActionShell(platformDefault(Platform.current()));
         }
         return new ActionShell(Arrays.asList(trimmed.split("\\s+")));
     }
 
     /**
-     * The one place that knows which operating system runs commands how: Windows PowerShell 5.1 by its full path on
-     * Windows, {@code /bin/sh -c} elsewhere.
+     * The one place that knows how each system runs commands: Windows PowerShell 5.1 by its full path (under the
+     * platform's {@code %SystemRoot%}) on Windows, {@code /bin/sh -c} elsewhere.
      */
-    static List<String> platformDefault(String osName) {
-        if (osName.toLowerCase(Locale.ROOT).startsWith("windows")) {
-            return List.of(PowerShellCommand.windowsPowerShell(System.getenv()));
+    static List<String> platformDefault(Platform platform) {
+        if (platform.windows()) {
+            return List.of(PowerShellCommand.windowsPowerShell(platform.environment()));
         }
         return List.of("/bin/sh", "-c");
     }

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.platform.Platform;
 import io.github.scheduledeventsbridge.windows.ChildEnvironment;
 
 import java.io.File;
@@ -84,14 +85,15 @@ final class BoundedCommand {
         builder.environment().putAll(spec.environment());
         // setsid would start and then fail to run it (exit 127): said plainly instead.
         String program = spec.argv().get(0);
-        if (!findable(program, builder.environment().get("PATH"))) {
+        if (!findable(program, builder.environment().get("PATH"), Platform.current())) {
             throw new IOException(program + " is not an executable file"
                     + (program.contains(File.separator) ? "" : " on the PATH"));
         }
         return builder.start();
     }
 
-    private static boolean findable(String program, String path) {
+    /** Windows searches more than the PATH (the system directories, PATHEXT): there a name is left to it to find. */
+    static boolean findable(String program, String path, Platform platform) {
         if (program.contains(File.separator) || path == null) {
             return Files.isExecutable(Path.of(program));
         }
@@ -100,7 +102,7 @@ final class BoundedCommand {
                 return true;
             }
         }
-        return System.getProperty("os.name", "").startsWith("Windows");
+        return platform.windows();
     }
 
     private static void prepareEnvironment(Map<String, String> environment, Environment base) {

@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.platform.Platform;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -7,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -21,14 +22,17 @@ final class ProcessTree {
 
     private static final Path SETSID = Path.of("/usr/bin/setsid");
     private static final Path PROC = Path.of("/proc");
-    private static final boolean WINDOWS = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
 
     private ProcessTree() {
     }
 
     /** True when commands get a session of their own (their pid is then their process group id). */
     static boolean ownSessions() {
-        return !WINDOWS && Files.isExecutable(SETSID);
+        return ownSessions(Platform.current());
+    }
+
+    static boolean ownSessions(Platform platform) {
+        return !platform.windows() && Files.isExecutable(SETSID);
     }
 
     static List<String> inOwnSession(List<String> argv) {
@@ -104,7 +108,11 @@ final class ProcessTree {
      * it). Others' processes cannot be read and are skipped; without /proc (Windows) there are none.
      */
     static List<ProcessHandle> withVariable(String variable, String value) {
-        if (WINDOWS || !Files.isDirectory(PROC)) {
+        return withVariable(Platform.current(), variable, value);
+    }
+
+    static List<ProcessHandle> withVariable(Platform platform, String variable, String value) {
+        if (!readsProc(platform)) {
             return List.of();
         }
         byte[] wanted = (variable + "=" + value).getBytes(StandardCharsets.UTF_8);
@@ -134,11 +142,15 @@ final class ProcessTree {
 
     /** Linux: the live processes in process group {@code pgid} that started at or after {@code since}. */
     private static List<ProcessHandle> groupMembers(long pgid, Instant since) {
-        if (WINDOWS || !Files.isDirectory(PROC)) {
+        if (!readsProc(Platform.current())) {
             return List.of();
         }
         return ProcessHandle.allProcesses().filter(p -> processGroup(p.pid()) == pgid)
                 .filter(p -> p.info().startInstant().map(s -> !s.isBefore(since)).orElse(false)).toList();
+    }
+
+    private static boolean readsProc(Platform platform) {
+        return !platform.windows() && Files.isDirectory(PROC);
     }
 
     private static long processGroup(long pid) {

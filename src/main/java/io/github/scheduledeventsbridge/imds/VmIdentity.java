@@ -2,11 +2,11 @@ package io.github.scheduledeventsbridge.imds;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.platform.Platform;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -35,7 +35,7 @@ public final class VmIdentity {
 
     private final Clock clock;
     private final LastKnownIdentity lastKnown;
-    private final String hostName = readHostName();
+    private final String hostName = hostName(Platform.current());
     private volatile Vm vm;
     /** True once IMDS answered in this run; until then {@link #vm} is the last known identity, if any. */
     private volatile boolean confirmed;
@@ -152,22 +152,8 @@ public final class VmIdentity {
         return node.hasNonNull(field) ? node.get(field).asText() : null;
     }
 
-    private static String readHostName() {
-        String name = null;
-        try {
-            Path kernel = Path.of("/proc/sys/kernel/hostname");
-            if (Files.isReadable(kernel)) {
-                name = Files.readString(kernel);
-            }
-        } catch (IOException | RuntimeException e) {
-            // not Linux, or not readable: the environment may say
-        }
-        if (name == null || name.isBlank()) {
-            name = System.getenv("COMPUTERNAME");
-        }
-        if (name == null || name.isBlank()) {
-            return null;
-        }
-        return name.trim().split("\\.", 2)[0].toUpperCase(Locale.ROOT);
+    /** The platform's host name, its first label in upper case, or null. */
+    static String hostName(Platform platform) {
+        return platform.hostName().map(name -> name.trim().split("\\.", 2)[0].toUpperCase(Locale.ROOT)).orElse(null);
     }
 }

@@ -1,8 +1,10 @@
 package io.github.scheduledeventsbridge.platform;
 
 
+import java.io.IOException;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -11,21 +13,24 @@ import java.util.Optional;
 
 /**
  * What the agent needs to know of the system it runs on, in one place: where its files go by default, how its
- * environment is read, how it learns the boot time. The agent takes {@link #current()} (or a "platform" bean a test
+ * environment is read, how it learns the boot time and its host name, how it runs commands. The agent takes {@link #current()} (or a "platform" bean a test
  * binds: Windows on an in-memory file system); what making files durable and private takes is decided by the file
  * system itself ({@link FileRules}).
  */
 public final class Platform {
 
     static final String PRODUCT = "scheduled-events-bridge";
-    private static final Platform CURRENT = new Platform(OperatingSystem.current(), FileSystems.getDefault(), System.getenv());
+    private static final Platform CURRENT = new Platform(OperatingSystem.current(), System.getProperty("os.name", ""),
+            FileSystems.getDefault(), System.getenv());
 
     private final OperatingSystem os;
+    private final String name;
     private final FileSystem fileSystem;
     private final Map<String, String> environment;
 
-    private Platform(OperatingSystem os, FileSystem fileSystem, Map<String, String> environment) {
+    private Platform(OperatingSystem os, String name, FileSystem fileSystem, Map<String, String> environment) {
         this.os = os;
+        this.name = name;
         this.fileSystem = fileSystem;
         this.environment = os == OperatingSystem.WINDOWS ? upperCaseNames(environment) : Map.copyOf(environment);
     }
@@ -37,11 +42,20 @@ public final class Platform {
 
     /** Another system, e.g. Windows on an in-memory file system with Windows' path rules (tests). */
     public static Platform of(OperatingSystem os, FileSystem fileSystem, Map<String, String> environment) {
-        return new Platform(os, fileSystem, environment);
+        return new Platform(os, os == OperatingSystem.WINDOWS ? "Windows" : "Linux", fileSystem, environment);
     }
 
     public OperatingSystem os() {
         return os;
+    }
+
+    public boolean windows() {
+        return os == OperatingSystem.WINDOWS;
+    }
+
+    /** The system's name for messages: this JVM's {@code os.name} (e.g. "Linux", "Windows Server 2022"). */
+    public String name() {
+        return name;
     }
 
     /** A configured path, on this platform's file system. */
@@ -73,6 +87,28 @@ public final class Platform {
     /** The kernel's {@code btime} on Linux; now minus the tick count on Windows. */
     public BootTime bootTime() {
         return os == OperatingSystem.WINDOWS ? WindowsBootTime.kernel32() : BootTime.procStat(fileSystem.getPath("/proc/stat"));
+    }
+
+    /**
+     * This machine's host name as the system has it, or empty: the kernel's ({@code /proc/sys/kernel/hostname}) on
+     * Linux, else {@code COMPUTERNAME} (Windows sets it).
+     */
+    public Optional<String> hostName() {
+        String name = null;
+        if (!windows()) {
+            try {
+                Path kernel = fileSystem.getPath("/proc/sys/kernel/hostname");
+                if (Files.isReadable(kernel)) {
+                    name = Files.readString(kernel);
+                }
+            } catch (IOException | RuntimeException e) {
+                // not readable: the environment may say
+            }
+        }
+        if (name == null || name.isBlank()) {
+            name = environment.get("COMPUTERNAME");
+        }
+        return name == null || name.isBlank() ? Optional.empty() : Optional.of(name);
     }
 
     private String programData() {

@@ -4,9 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.SettingsReader;
+import io.github.scheduledeventsbridge.platform.OperatingSystem;
+import io.github.scheduledeventsbridge.platform.Platform;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -164,9 +167,14 @@ class ActionStateTest {
                 "bridge.action.host-socket", "/run/x.sock")::get)).hostSocket()).as("the host's to find").isEqualTo("/run/x.sock");
         assertThatThrownBy(() -> ActionSettings.read(new SettingsReader(Map.of("bridge.action.host-socket", "run/x.sock")::get)))
                 .isInstanceOf(BadConfigurationException.class).hasMessageContaining("bridge.action.host-socket");
-        assertThat(ActionShell.platformDefault("Linux")).containsExactly("/bin/sh", "-c");
-        assertThat(ActionShell.platformDefault("Windows Server 2022")).singleElement().asString()
-                .endsWith("\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
+        assertThat(ActionShell.platformDefault(Platform.of(OperatingSystem.LINUX, FileSystems.getDefault(),
+                Map.of("SystemRoot", "D:\\Win")))).containsExactly("/bin/sh", "-c");
+        assertThat(ActionShell.platformDefault(Platform.of(OperatingSystem.WINDOWS, FileSystems.getDefault(),
+                Map.of("SYSTEMROOT", "D:\\Win\\")))).as("under the platform's %SystemRoot%")
+                .containsExactly("D:\\Win\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
+        assertThat(ActionShell.platformDefault(Platform.of(OperatingSystem.WINDOWS, FileSystems.getDefault(), Map.of())))
+                .containsExactly("C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
+        assertThat(ActionShell.parse("").words()).as("this JVM's").containsExactly("/bin/sh", "-c");
         // PowerShell alone gets the command encoded; a too long one is refused at start, naming its key.
         assertThat(ActionShell.parse("pwsh").argv("Write-Output $env:SEB_EVENT_ID"))
                 .startsWith("pwsh", "-NoProfile").contains("-EncodedCommand");

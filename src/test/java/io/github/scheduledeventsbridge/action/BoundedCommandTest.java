@@ -1,13 +1,17 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.platform.OperatingSystem;
+import io.github.scheduledeventsbridge.platform.Platform;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,6 +54,35 @@ class BoundedCommandTest {
                 Map.of("SEB_DESCRIPTION", "a\u0000b\nc\u001b[31md\u2028e"), new byte[0], Duration.ofSeconds(30));
         assertThat(result.succeeded()).isTrue();
         assertThat(Files.readString(seen)).isEqualTo("a b c [31md e");
+    }
+
+    private static final Platform LINUX = Platform.of(OperatingSystem.LINUX, FileSystems.getDefault(), Map.of());
+    private static final Platform WINDOWS = Platform.of(OperatingSystem.WINDOWS, FileSystems.getDefault(), Map.of());
+
+    @Test
+    void aProgramMissingFromThePathIsRefusedBeforeStartOnLinuxAndLeftToWindowsToFind() {
+        assertThat(BoundedCommand.findable("sh", "/nowhere:/bin", LINUX)).isTrue();
+        assertThat(BoundedCommand.findable("no-such-program", "/bin:/usr/bin", LINUX)).isFalse();
+        assertThat(BoundedCommand.findable("no-such-program", "/bin:/usr/bin", WINDOWS)).as("PATHEXT, System32").isTrue();
+        assertThat(BoundedCommand.findable(work.resolve("no-such-shell").toString(), "/bin", WINDOWS))
+                .as("a path is checked everywhere").isFalse();
+    }
+
+    @Test
+    void onWindowsCommandsGetNoSessionOfTheirOwnAndNoProcIsRead() throws Exception {
+        assertThat(ProcessTree.ownSessions(LINUX)).as("this machine has setsid").isTrue();
+        assertThat(ProcessTree.ownSessions(WINDOWS)).isFalse();
+        String tag = UUID.randomUUID().toString();
+        ProcessBuilder builder = new ProcessBuilder("sleep", "300");
+        builder.environment().put("SEB_TEST_TAG", tag);
+        Process tagged = builder.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> ProcessTree.withVariable(LINUX, "SEB_TEST_TAG", tag)
+                    .stream().anyMatch(p -> p.pid() == tagged.pid()));
+            assertThat(ProcessTree.withVariable(WINDOWS, "SEB_TEST_TAG", tag)).isEmpty();
+        } finally {
+            tagged.destroyForcibly().waitFor();
+        }
     }
 
     @Test

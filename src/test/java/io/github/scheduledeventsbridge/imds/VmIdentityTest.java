@@ -1,5 +1,9 @@
 package io.github.scheduledeventsbridge.imds;
 
+import com.google.common.jimfs.Configuration;
+import com.google.common.jimfs.Jimfs;
+import io.github.scheduledeventsbridge.platform.OperatingSystem;
+import io.github.scheduledeventsbridge.platform.Platform;
 import io.github.scheduledeventsbridge.testing.LogCapture;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -8,10 +12,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -142,5 +149,20 @@ class VmIdentityTest {
             assertThat(log.lines()).filteredOn(l -> l.contains("not known yet")).hasSize(2)
                     .anyMatch(l -> l.contains("actions do A")).anyMatch(l -> l.contains("approvals do B"));
         }
+    }
+
+    @Test
+    void theHostNameHintIsTheFirstLabelInUpperCaseOfWhatThePlatformCallsThisMachine() throws Exception {
+        assertThat(VmIdentity.hostName(Platform.of(OperatingSystem.WINDOWS, FileSystems.getDefault(),
+                Map.of("ComputerName", "westno_0.corp.example")))).as("Windows: COMPUTERNAME").isEqualTo("WESTNO_0");
+        try (FileSystem unix = Jimfs.newFileSystem(Configuration.unix())) {
+            Path kernel = unix.getPath("/proc/sys/kernel/hostname");
+            Files.createDirectories(kernel.getParent());
+            Files.writeString(kernel, "vm-7.internal.cloudapp.net\n");
+            assertThat(VmIdentity.hostName(Platform.of(OperatingSystem.LINUX, unix, Map.of("COMPUTERNAME", "other"))))
+                    .as("Linux: the kernel's").isEqualTo("VM-7");
+        }
+        assertThat(VmIdentity.hostName(Platform.of(OperatingSystem.WINDOWS, FileSystems.getDefault(), Map.of()))).isNull();
+        assertThat(identity.hostName()).isEqualTo(VmIdentity.hostName(Platform.current()));
     }
 }

@@ -1,8 +1,13 @@
 package io.github.scheduledeventsbridge.platform;
 
+import com.google.common.jimfs.Configuration;
+import com.google.common.jimfs.Jimfs;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,7 +16,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** What differs between Linux and Windows outside storage: defaults, environment names, boot time. */
+/** What differs between Linux and Windows outside storage: defaults, environment names, boot time, host name. */
 class PlatformTest {
 
     private static Platform windows(Map<String, String> environment) {
@@ -24,6 +29,36 @@ class PlatformTest {
         assertThat(OperatingSystem.named("Windows 11")).isEqualTo(OperatingSystem.WINDOWS);
         assertThat(OperatingSystem.named("Linux")).isEqualTo(OperatingSystem.LINUX);
         assertThat(OperatingSystem.named(null)).isEqualTo(OperatingSystem.LINUX);
+    }
+
+    @Test
+    void thisJvmIsLinuxByItsOwnNameAndATestPlatformSaysWhichItIs() {
+        assertThat(Platform.current().windows()).as("the tests run on Linux").isFalse();
+        assertThat(Platform.current().name()).isEqualTo(System.getProperty("os.name"));
+        assertThat(windows(Map.of()).windows()).isTrue();
+        assertThat(windows(Map.of()).name()).isEqualTo("Windows");
+        assertThat(Platform.of(OperatingSystem.LINUX, FileSystems.getDefault(), Map.of()).name()).isEqualTo("Linux");
+    }
+
+    @Test
+    void theHostNameIsTheKernelsOnLinuxAndComputerNameOnWindows() throws Exception {
+        try (FileSystem unix = Jimfs.newFileSystem(Configuration.unix());
+             FileSystem ntfs = Jimfs.newFileSystem(Configuration.windows())) {
+            Map<String, String> environment = Map.of("COMPUTERNAME", "FROM-ENV");
+            Platform linux = Platform.of(OperatingSystem.LINUX, unix, environment);
+            assertThat(linux.hostName()).as("no kernel file: the environment").contains("FROM-ENV");
+            Path kernel = unix.getPath("/proc/sys/kernel/hostname");
+            Files.createDirectories(kernel.getParent());
+            Files.writeString(kernel, "vm-7.internal\n");
+            assertThat(linux.hostName()).contains("vm-7.internal\n");
+            Files.writeString(kernel, " \n");
+            assertThat(linux.hostName()).as("a blank kernel name: the environment").contains("FROM-ENV");
+            assertThat(Platform.of(OperatingSystem.LINUX, unix, Map.of()).hostName()).isEmpty();
+
+            assertThat(Platform.of(OperatingSystem.WINDOWS, ntfs, Map.of("ComputerName", "WestNO_0")).hostName())
+                    .as("Windows' names are case-insensitive").contains("WestNO_0");
+            assertThat(Platform.of(OperatingSystem.WINDOWS, ntfs, Map.of()).hostName()).isEmpty();
+        }
     }
 
     @Test

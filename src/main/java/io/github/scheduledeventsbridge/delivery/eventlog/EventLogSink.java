@@ -4,11 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.delivery.Sink;
+import io.github.scheduledeventsbridge.platform.Platform;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import org.apache.camel.Body;
 
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import java.util.function.Predicate;
 
 /**
@@ -46,16 +46,16 @@ public final class EventLogSink {
         writer.write(EventLogEntry.of(parsed, json));
     }
 
-    /** The Windows Event Log of this machine, or one clear refusal where there is none. */
-    public static EventLogWriter systemWriter(EventLogSettings settings) {
-        requireWindows(System.getProperty("os.name", ""));
+    /** The Windows Event Log of this machine, or one clear refusal where the platform has none. */
+    public static EventLogWriter systemWriter(EventLogSettings settings, Platform platform) {
+        requireWindows(platform);
         return new WindowsEventLogWriter(settings.source());
     }
 
-    static void requireWindows(String osName) {
-        if (!osName.toLowerCase(Locale.ROOT).startsWith("windows")) {
+    static void requireWindows(Platform platform) {
+        if (!platform.windows()) {
             throw new BadConfigurationException("bridge.eventlog.enabled", "true needs Windows (it writes to the "
-                    + "Windows Event Log) and this is " + osName + ": set it to false, or use another sink");
+                    + "Windows Event Log) and this is " + platform.name() + ": set it to false, or use another sink");
         }
     }
 

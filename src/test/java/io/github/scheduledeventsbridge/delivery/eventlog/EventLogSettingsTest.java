@@ -2,8 +2,11 @@ package io.github.scheduledeventsbridge.delivery.eventlog;
 
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.SettingsReader;
+import io.github.scheduledeventsbridge.platform.OperatingSystem;
+import io.github.scheduledeventsbridge.platform.Platform;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.FileSystems;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,10 +33,14 @@ class EventLogSettingsTest {
 
     @Test
     void onlyWindowsHasAnEventLog() {
-        assertThatThrownBy(() -> EventLogSink.requireWindows("Linux"))
+        Platform linux = Platform.of(OperatingSystem.LINUX, FileSystems.getDefault(), Map.of());
+        assertThatThrownBy(() -> EventLogSink.requireWindows(linux))
                 .isInstanceOf(BadConfigurationException.class)
                 .hasMessage("Bad configuration: bridge.eventlog.enabled: true needs Windows (it writes to the Windows "
                         + "Event Log) and this is Linux: set it to false, or use another sink");
-        assertThatCode(() -> EventLogSink.requireWindows("Windows Server 2022")).doesNotThrowAnyException();
+        assertThatThrownBy(() -> EventLogSink.requireWindows(Platform.current()))
+                .as("this JVM, by its own name").hasMessageContaining("and this is " + System.getProperty("os.name") + ":");
+        assertThatCode(() -> EventLogSink.requireWindows(Platform.of(OperatingSystem.WINDOWS, FileSystems.getDefault(),
+                Map.of()))).doesNotThrowAnyException();
     }
 }
