@@ -13,7 +13,6 @@ import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.ResourceFilter;
 import io.github.scheduledeventsbridge.transitions.TransitionDetector;
-import io.github.scheduledeventsbridge.transitions.TransitionLog;
 import org.apache.camel.BindToRegistry;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
@@ -64,10 +63,5 @@ public class PollConfiguration implements CamelConfiguration {
         PollMetrics metrics = new PollMetrics(context);
         return new ImdsPoll(new ImdsResponse(settings.imds().maxDocumentSize()), backoff, settings.imds(),
                 metrics::started, metrics::answered, metrics::succeeded);
-    }
-
-    @BindToRegistry
-    public TransitionLog transitionLog(CamelContext context) {
-        return new TransitionLog(context);
     }
 }

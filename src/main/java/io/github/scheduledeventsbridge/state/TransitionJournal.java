@@ -59,6 +59,7 @@ public final class TransitionJournal {
     private ImdsDocument document = ImdsDocument.NONE;
     private boolean hasDocument;
     private long nextSeq = 1;
+    private final long firstSeqOfThisRun;
     private List<OutboundEvent> outbox = List.of();
     /** Keys of listed events approved at IMDS (not dry runs): the drain signal drains for them, also after a restart. */
     private Set<String> approved = Set.of();
@@ -82,6 +83,12 @@ public final class TransitionJournal {
         this.health = health;
         load(clock);
         nextSeq = aboveEverySpooledMessage(stateDir.resolve("spool"));
+        firstSeqOfThisRun = nextSeq;
+    }
+
+    /** Transitions numbered below it were recorded, and logged, by an earlier run. */
+    public long firstSeqOfThisRun() {
+        return firstSeqOfThisRun;
     }
 
     /**

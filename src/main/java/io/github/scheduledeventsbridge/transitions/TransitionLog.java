@@ -1,13 +1,16 @@
 package io.github.scheduledeventsbridge.transitions;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 import org.apache.camel.CamelContext;
 
 /**
- * One log line and one count (bridge.transitions{transition}) per transition of a document, in one step:
- * a split with a log and a metrics endpoint per transition cost ~1 ms each, a second for a 1000-event document.
+ * One log line and one count (bridge.transitions{transition}) per transition, once, in one step: a split with a log
+ * and a metrics endpoint per transition cost ~1 ms each, a second for a 1000-event document.
  */
 public final class TransitionLog {
 
@@ -19,14 +22,27 @@ public final class TransitionLog {
     private static final Logger LOG = Logger.getLogger("io.github.scheduledeventsbridge.transitions");
 
     private final CamelContext context;
+    private final long firstSeqOfThisRun;
+    /** This run's transitions already logged that are still in the outbox. */
+    private final Set<Long> logged = new HashSet<>();
 
-    public TransitionLog(CamelContext context) {
+    /** {@code firstSeqOfThisRun}: those below it an earlier run logged when it recorded them. */
+    public TransitionLog(CamelContext context, long firstSeqOfThisRun) {
         this.context = context;
+        this.firstSeqOfThisRun = firstSeqOfThisRun;
     }
 
-    public void record(List<OutboundEvent> transitions) {
+    /**
+     * Logs and counts what in the journal's whole outbox is new: an outbox handed out again (a dispatch that failed
+     * half-way, start-up recovery) is not logged twice, an approval recorded since is.
+     */
+    public synchronized void record(List<OutboundEvent> outbox) {
+        logged.retainAll(outbox.stream().map(OutboundEvent::seq).collect(Collectors.toSet()));
         MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
-        for (OutboundEvent transition : transitions) {
+        for (OutboundEvent transition : outbox) {
+            if (transition.seq() < firstSeqOfThisRun || !logged.add(transition.seq())) {
+                continue;
+            }
             LOG.info(transition.summary());
             if (registry != null) {
                 // The same tag keys as the micrometer component's meters (camelContext): Prometheus refuses one
