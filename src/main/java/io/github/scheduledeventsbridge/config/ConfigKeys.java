@@ -11,13 +11,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.IntStream;
 
-/**
- * The one list of {@code bridge.*} keys: the packaged {@code application.properties}, where every key has
- * its default and a comment. Strict key checking, {@code --help} and the documentation test all read it.
- */
+/** The one list of {@code bridge.*} keys, with defaults and comments: the packaged {@code application.properties}. */
 public final class ConfigKeys {
 
     /** Read before Camel starts, so they can only come from -D or the environment. */
@@ -82,10 +80,8 @@ public final class ConfigKeys {
 
     private static ConfigKeys load() {
         try (InputStream in = ConfigKeys.class.getResourceAsStream("/application.properties")) {
-            if (in == null) {
-                throw new IllegalStateException("application.properties is missing from the jar");
-            }
-            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList());
+            byte[] packaged = Objects.requireNonNull(in, "application.properties is missing from the jar").readAllBytes();
+            return parse(new String(packaged, StandardCharsets.UTF_8).lines().toList());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -12,11 +12,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
-/**
- * Where each {@code bridge.*} value comes from, in Camel's own lookup order (-D system properties, values
- * set by an embedding program, {@code BRIDGE_*} variables, the files): to name the source in every refusal,
- * and to refuse keys nobody knows before they are silently ignored.
- */
+/** Where each {@code bridge.*} value comes from: to name it in every refusal, and to refuse unknown keys. */
 public final class ConfigurationSources {
 
     private static final String EMBEDDED = "a value set by the program that embeds the agent";

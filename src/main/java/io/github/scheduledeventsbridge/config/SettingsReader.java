@@ -22,10 +22,7 @@ import java.util.function.Function;
 
 import static io.github.scheduledeventsbridge.logging.Redaction.redact;
 
-/**
- * Typed reads of {@code bridge.*} values that fail with the key's name and the offending value. Each concern
- * reads and checks its own keys with it, beside the code that uses them.
- */
+/** Typed reads of {@code bridge.*} values; a refusal names the key and the offending value. */
 public final class SettingsReader {
 
     private final Function<String, String> properties;
@@ -132,10 +129,8 @@ public final class SettingsReader {
             if (value.equals("*") || value.equalsIgnoreCase("all")) {
                 return Set.of();
             }
-            String match = known.stream().filter(k -> k.equalsIgnoreCase(value)).findFirst()
-                    .orElseThrow(() -> new BadConfigurationException(key,
-                            "'" + value + "' is not one of " + new java.util.TreeSet<>(known)));
-            result.add(match);
+            result.add(known.stream().filter(k -> k.equalsIgnoreCase(value)).findFirst().orElseThrow(
+                    () -> new BadConfigurationException(key, "'" + value + "' is not one of " + new java.util.TreeSet<>(known))));
         }
         return Set.copyOf(result);
     }
@@ -164,11 +159,7 @@ public final class SettingsReader {
         return dir;
     }
 
-    /**
-     * A state file the agent may not read is not a corrupt one: moving it aside would report every current event
-     * again. Start-up stops instead, naming the file's owner and mode (typically left by a run as root). The files are
-     * the journal (state.json) and that of prepare and recover commands (actions.json, action/ActionState).
-     */
+    /** An unreadable state file is not a corrupt one: moving it aside would report every current event again. */
     private static void requireReadableState(String key, Path stateDir) {
         for (Path state : List.of(stateDir.resolve("state.json"), stateDir.resolve("actions.json"))) {
             if (!Files.exists(state, LinkOption.NOFOLLOW_LINKS)) {
