@@ -16,7 +16,7 @@ import java.util.Optional;
 import java.util.stream.IntStream;
 
 /** The one list of {@code bridge.*} keys, with defaults and comments: the packaged {@code application.properties}. */
-public final class ConfigKeys {
+public record ConfigKeys(Map<String, Key> keys) {
 
     /** Read before Camel starts, so they can only come from -D or the environment. */
     public static final String CONFIG_FILE = "bridge.config";
@@ -27,12 +27,6 @@ public final class ConfigKeys {
     }
 
     private static final ConfigKeys PACKAGED = load();
-
-    private final Map<String, Key> keys;
-
-    private ConfigKeys(Map<String, Key> keys) {
-        this.keys = Collections.unmodifiableMap(keys);
-    }
 
     public static ConfigKeys packaged() {
         return PACKAGED;
@@ -106,7 +100,7 @@ public final class ConfigKeys {
                 comment.clear();
             }
         }
-        return new ConfigKeys(keys);
+        return new ConfigKeys(Collections.unmodifiableMap(keys));
     }
 
     /** Levenshtein distance, one row at a time. */

@@ -29,17 +29,11 @@ public final class ConfigurationSources {
     /** A human description of where the value in effect for {@code key} was set (Camel records each lookup's source). */
     public String origin(String key) {
         String source = properties.getResolvedValue(key).map(PropertiesResolvedValue::source).orElse("");
-        if (source.equals("SYS")) {
-            return "-D" + key;
-        }
-        if (source.equals(EnvironmentVariablesSource.NAME)) {
-            return "environment variable " + ConfigKeys.environmentName(key);
-        }
-        if (source.startsWith("file:")) {
-            return "file " + source.substring("file:".length());
-        }
         // Camel Main's override and initial properties are not sources: their values come from the embedding program.
-        return source.startsWith("classpath:") ? "the packaged default" : EMBEDDED;
+        return source.equals("SYS") ? "-D" + key
+                : source.equals(EnvironmentVariablesSource.NAME) ? "environment variable " + ConfigKeys.environmentName(key)
+                : source.startsWith("file:") ? "file " + source.substring("file:".length())
+                : source.startsWith("classpath:") ? "the packaged default" : EMBEDDED;
     }
 
     /** A typo must not be a silently ignored setting: every unknown key stops start-up. */

@@ -34,11 +34,9 @@ public final class SecretStrength {
 
     /** Empty (the port it guards stays off) or strong; anything else stops start-up naming {@code key}. */
     public static String require(String key, String secret, int minLength) {
-        if (!secret.isEmpty()) {
-            String weakness = weakness(secret, minLength);
-            if (weakness != null) {
-                throw new BadConfigurationException(key, weakness);
-            }
+        String weakness = secret.isEmpty() ? null : weakness(secret, minLength);
+        if (weakness != null) {
+            throw new BadConfigurationException(key, weakness);
         }
         return secret;
     }

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 import static io.github.scheduledeventsbridge.logging.Redaction.redact;
 
@@ -161,10 +162,8 @@ public final class SettingsReader {
 
     /** An unreadable state file is not a corrupt one: moving it aside would report every current event again. */
     private static void requireReadableState(String key, Path stateDir) {
-        for (Path state : List.of(stateDir.resolve("state.json"), stateDir.resolve("actions.json"))) {
-            if (!Files.exists(state, LinkOption.NOFOLLOW_LINKS)) {
-                continue;
-            }
+        for (Path state : Stream.of("state.json", "actions.json").map(stateDir::resolve)
+                .filter(state -> Files.exists(state, LinkOption.NOFOLLOW_LINKS)).toList()) {
             try (FileChannel ignored = FileChannel.open(state, StandardOpenOption.READ)) {
                 // readable: fine
             } catch (AccessDeniedException e) {

@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 public final class Redaction {
 
     public static final String MASK = "***";
+    private static final String UNPARSABLE = "<unparsable URL>";
 
     private static final Pattern SCHEME = Pattern.compile(
             "(?i)\\b(Basic|Bearer|Digest|Negotiate|SharedAccessSignature)\\s+[^\\s,;\"']+");
@@ -65,9 +66,7 @@ public final class Redaction {
         if (text == null || text.isEmpty()) {
             return text;
         }
-        String out = knownSecrets(text);
-        out = redactUrlsIn(out);
-        out = SCHEME.matcher(out).replaceAll("$1 " + MASK);
+        String out = SCHEME.matcher(redactUrlsIn(knownSecrets(text))).replaceAll("$1 " + MASK);
         return CREDENTIAL.matcher(out).replaceAll("$1$2$1$3$4" + MASK);
     }
 
@@ -78,8 +77,7 @@ public final class Redaction {
     }
 
     private static boolean tokenLike(String run) {
-        return !UUID.matcher(run).matches() && run.chars().anyMatch(Character::isDigit)
-                && run.chars().anyMatch(Character::isLetter) && !run.equals(MASK);
+        return !UUID.matcher(run).matches() && run.chars().anyMatch(Character::isDigit) && run.chars().anyMatch(Character::isLetter);
     }
 
     private static String knownSecrets(String text) {
@@ -99,12 +97,10 @@ public final class Redaction {
     public static String redact(String url) {
         try {
             URI uri = new URI(url);
-            if (uri.getHost() != null) {
-                return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "") + "/…";
-            }
-        } catch (URISyntaxException ignored) {
-            // fall through
+            return uri.getHost() == null ? UNPARSABLE
+                    : uri.getScheme() + "://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "") + "/…";
+        } catch (URISyntaxException e) {
+            return UNPARSABLE;
         }
-        return "<unparsable URL>";
     }
 }
