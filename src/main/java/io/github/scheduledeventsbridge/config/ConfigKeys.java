@@ -41,8 +41,7 @@ public record ConfigKeys(Map<String, Key> keys) {
     }
 
     public String defaultValue(String key) {
-        Key known = keys.get(key);
-        return known == null ? null : known.defaultValue();
+        return keys.containsKey(key) ? keys.get(key).defaultValue() : null;
     }
 
     public Optional<Key> byEnvironmentName(String variable) {

@@ -81,11 +81,9 @@ public final class LineFormatter extends Formatter {
             @Override
             public void println(Object printed) { // Throwable prints every line through this one
                 String text = String.valueOf(printed);
-                int tabs = 0;
-                while (tabs < text.length() && text.charAt(tabs) == '\t') {
-                    tabs++;
-                }
-                write(escape(new StringBuilder(text.substring(0, tabs)), text.substring(tabs), false).append('\n').toString());
+                String afterTabs = text.replaceFirst("^\t+", "");
+                String tabs = text.substring(0, text.length() - afterTabs.length());
+                write(escape(new StringBuilder(tabs), afterTabs, false).append('\n').toString());
             }
         });
         return out.toString();
