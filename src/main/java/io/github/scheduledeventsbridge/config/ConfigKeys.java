@@ -73,8 +73,8 @@ public record ConfigKeys(Map<String, Key> keys) {
 
     private static ConfigKeys load() {
         try (InputStream in = ConfigKeys.class.getResourceAsStream("/application.properties")) {
-            byte[] packaged = Objects.requireNonNull(in, "application.properties is missing from the jar").readAllBytes();
-            return parse(new String(packaged, StandardCharsets.UTF_8).lines().toList());
+            byte[] bytes = Objects.requireNonNull(in, "application.properties is missing from the jar").readAllBytes();
+            return parse(new String(bytes, StandardCharsets.UTF_8).lines().toList());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

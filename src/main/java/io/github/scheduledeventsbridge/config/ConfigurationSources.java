@@ -31,7 +31,8 @@ public final class ConfigurationSources {
         String source = properties.getResolvedValue(key).map(PropertiesResolvedValue::source).orElse("");
         // Camel Main's override and initial properties are not sources: their values come from the embedding program.
         return source.equals("SYS") ? "-D" + key
-                : source.equals(EnvironmentVariablesSource.NAME) ? "environment variable " + ConfigKeys.environmentName(key)
+                : source.equals(EnvironmentVariablesSource.NAME)
+                ? "environment variable " + ConfigKeys.environmentName(key)
                 : source.startsWith("file:") ? "file " + source.substring("file:".length())
                 : source.startsWith("classpath:") ? "the packaged default" : EMBEDDED;
     }

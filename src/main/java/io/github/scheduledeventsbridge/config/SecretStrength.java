@@ -9,7 +9,8 @@ public final class SecretStrength {
 
     public static final int MIN_APPROVAL_SECRET_LENGTH = 32;
     /** Placeholders the examples and common docs use, and the starts of more. */
-    private static final Set<String> PLACEHOLDERS = Set.of("secret", "password", "changeit", "your-secret", "example", "xxx");
+    private static final Set<String> PLACEHOLDERS =
+            Set.of("secret", "password", "changeit", "your-secret", "example", "xxx");
     private static final List<String> PLACEHOLDER_STARTS = List.of("change-me", "changeme", "change_me", "replace-me");
 
     private SecretStrength() {

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import static io.github.scheduledeventsbridge.logging.Redaction.redact;
@@ -77,21 +78,24 @@ public final class SettingsReader {
     }
 
     private long positive(String key, long fallback, String unit) {
-        String value = string(key, Long.toString(fallback));
-        long n = parsed(key, value, Long::parseLong, "a number" + unit);
-        if (n <= 0) {
-            throw new BadConfigurationException(key, value + " must be a positive number" + unit);
-        }
-        return n;
+        return number(key, fallback, Long::parseLong, "a number" + unit, n -> n > 0,
+                " must be a positive number" + unit);
     }
 
     /** The refusal names the value: a number is never a secret. */
-    private static <T> T parsed(String key, String value, Function<String, T> parse, String what) {
+    private <T> T number(String key, Object fallback, Function<String, T> parse, String what, Predicate<T> valid,
+                         String invalid) {
+        String value = string(key, fallback.toString());
+        T number;
         try {
-            return parse.apply(value);
+            number = parse.apply(value);
         } catch (NumberFormatException e) {
             throw new BadConfigurationException(key, "'" + value + "' is not " + what);
         }
+        if (!valid.test(number)) {
+            throw new BadConfigurationException(key, value + invalid);
+        }
+        return number;
     }
 
     public boolean bool(String key, boolean fallback) {
@@ -103,21 +107,13 @@ public final class SettingsReader {
     }
 
     public int port(String key, int fallback) {
-        String value = string(key, Integer.toString(fallback));
-        int port = parsed(key, value, Integer::parseInt, "a TCP port");
-        if (port < 0 || port > 65535) {
-            throw new BadConfigurationException(key, value + " is not a TCP port (0-65535)");
-        }
-        return port;
+        return number(key, fallback, Integer::parseInt, "a TCP port", port -> port >= 0 && port <= 65535,
+                " is not a TCP port (0-65535)");
     }
 
     public double positiveDouble(String key, double fallback) {
-        String value = string(key, Double.toString(fallback));
-        double d = parsed(key, value, Double::parseDouble, "a number");
-        if (!(d > 0) || Double.isInfinite(d)) {
-            throw new BadConfigurationException(key, value + " must be a positive number");
-        }
-        return d;
+        return number(key, fallback, Double::parseDouble, "a number", d -> d > 0 && !Double.isInfinite(d),
+                " must be a positive number");
     }
 
     public URI httpUrl(String key, String fallback) {
@@ -130,8 +126,9 @@ public final class SettingsReader {
             if (value.equals("*") || value.equalsIgnoreCase("all")) {
                 return Set.of();
             }
-            result.add(known.stream().filter(k -> k.equalsIgnoreCase(value)).findFirst().orElseThrow(
-                    () -> new BadConfigurationException(key, "'" + value + "' is not one of " + new java.util.TreeSet<>(known))));
+            result.add(known.stream().filter(k -> k.equalsIgnoreCase(value)).findFirst()
+                    .orElseThrow(() -> new BadConfigurationException(key,
+                            "'" + value + "' is not one of " + new java.util.TreeSet<>(known))));
         }
         return Set.copyOf(result);
     }

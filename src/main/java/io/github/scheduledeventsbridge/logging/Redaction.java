@@ -77,7 +77,8 @@ public final class Redaction {
     }
 
     private static boolean tokenLike(String run) {
-        return !UUID.matcher(run).matches() && run.chars().anyMatch(Character::isDigit) && run.chars().anyMatch(Character::isLetter);
+        return !UUID.matcher(run).matches() && run.chars().anyMatch(Character::isDigit)
+                && run.chars().anyMatch(Character::isLetter);
     }
 
     private static String knownSecrets(String text) {
