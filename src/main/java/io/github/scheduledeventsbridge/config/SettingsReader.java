@@ -24,20 +24,11 @@ import java.util.stream.Stream;
 
 import static io.github.scheduledeventsbridge.logging.Redaction.redact;
 
-/** Typed reads of {@code bridge.*} values; a refusal names the key and the offending value. */
-public final class SettingsReader {
-
-    private final Function<String, String> properties;
-    private final Platform platform;
+/** Typed {@code bridge.*} values, paths on {@code platform}'s file system; a refusal names the key and value. */
+public record SettingsReader(Function<String, String> properties, Platform platform) {
 
     public SettingsReader(Function<String, String> properties) {
         this(properties, Platform.current());
-    }
-
-    /** Paths are read on {@code platform}'s file system. */
-    public SettingsReader(Function<String, String> properties, Platform platform) {
-        this.properties = properties;
-        this.platform = platform;
     }
 
     /** A host name or address that resolves. */
