@@ -11,14 +11,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.IntStream;
 
-/**
- * The one list of {@code bridge.*} keys: the packaged {@code application.properties}, where every key has
- * its default and a comment. Strict key checking, {@code --help} and the documentation test all read it.
- */
-public final class ConfigKeys {
+/** The one list of {@code bridge.*} keys, with defaults and comments: the packaged {@code application.properties}. */
+public record ConfigKeys(Map<String, Key> keys) {
 
     /** Read before Camel starts, so they can only come from -D or the environment. */
     public static final String CONFIG_FILE = "bridge.config";
@@ -29,12 +27,6 @@ public final class ConfigKeys {
     }
 
     private static final ConfigKeys PACKAGED = load();
-
-    private final Map<String, Key> keys;
-
-    private ConfigKeys(Map<String, Key> keys) {
-        this.keys = Collections.unmodifiableMap(keys);
-    }
 
     public static ConfigKeys packaged() {
         return PACKAGED;
@@ -49,8 +41,7 @@ public final class ConfigKeys {
     }
 
     public String defaultValue(String key) {
-        Key known = keys.get(key);
-        return known == null ? null : known.defaultValue();
+        return keys.containsKey(key) ? keys.get(key).defaultValue() : null;
     }
 
     public Optional<Key> byEnvironmentName(String variable) {
@@ -82,10 +73,8 @@ public final class ConfigKeys {
 
     private static ConfigKeys load() {
         try (InputStream in = ConfigKeys.class.getResourceAsStream("/application.properties")) {
-            if (in == null) {
-                throw new IllegalStateException("application.properties is missing from the jar");
-            }
-            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList());
+            byte[] bytes = Objects.requireNonNull(in, "application.properties is missing from the jar").readAllBytes();
+            return parse(new String(bytes, StandardCharsets.UTF_8).lines().toList());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -110,7 +99,7 @@ public final class ConfigKeys {
                 comment.clear();
             }
         }
-        return new ConfigKeys(keys);
+        return new ConfigKeys(Collections.unmodifiableMap(keys));
     }
 
     /** Levenshtein distance, one row at a time. */

@@ -12,45 +12,28 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
-/**
- * Where each {@code bridge.*} value comes from, in Camel's own lookup order (-D system properties, values
- * set by an embedding program, {@code BRIDGE_*} variables, the files): to name the source in every refusal,
- * and to refuse keys nobody knows before they are silently ignored.
- */
-public final class ConfigurationSources {
+/** Where each {@code bridge.*} value comes from: to name it in every refusal, and to refuse unknown keys. */
+public record ConfigurationSources(PropertiesComponent properties, Map<String, String> environment) {
 
     private static final String EMBEDDED = "a value set by the program that embeds the agent";
-
-    private final PropertiesComponent properties;
-    private final Map<String, String> environment;
-    private final ConfigKeys keys = ConfigKeys.packaged();
-
-    public ConfigurationSources(PropertiesComponent properties, Map<String, String> environment) {
-        this.properties = properties;
-        this.environment = environment;
-    }
+    private static final ConfigKeys KEYS = ConfigKeys.packaged();
 
     /** A human description of where the value in effect for {@code key} was set (Camel records each lookup's source). */
     public String origin(String key) {
         String source = properties.getResolvedValue(key).map(PropertiesResolvedValue::source).orElse("");
-        if (source.equals("SYS")) {
-            return "-D" + key;
-        }
-        if (source.equals(EnvironmentVariablesSource.NAME)) {
-            return "environment variable " + ConfigKeys.environmentName(key);
-        }
-        if (source.startsWith("file:")) {
-            return "file " + source.substring("file:".length());
-        }
         // Camel Main's override and initial properties are not sources: their values come from the embedding program.
-        return source.startsWith("classpath:") ? "the packaged default" : EMBEDDED;
+        return source.equals("SYS") ? "-D" + key
+                : source.equals(EnvironmentVariablesSource.NAME)
+                ? "environment variable " + ConfigKeys.environmentName(key)
+                : source.startsWith("file:") ? "file " + source.substring("file:".length())
+                : source.startsWith("classpath:") ? "the packaged default" : EMBEDDED;
     }
 
     /** A typo must not be a silently ignored setting: every unknown key stops start-up. */
     public void refuseUnknownKeys() {
         refuseUnknown(System.getProperties(), name -> "-D" + name);
         for (String variable : environment.keySet()) {
-            if (variable.startsWith("BRIDGE_") && keys.byEnvironmentName(variable).isEmpty()) {
+            if (variable.startsWith("BRIDGE_") && KEYS.byEnvironmentName(variable).isEmpty()) {
                 throw unknown(variable, "environment variable " + variable, true);
             }
         }
@@ -63,7 +46,7 @@ public final class ConfigurationSources {
                 refuseUnknown(file, name -> where);
                 for (String early : List.of(ConfigKeys.CONFIG_FILE, ConfigKeys.LOG_FORMAT)) {
                     String value = file.getProperty(early);
-                    if (value != null && !value.strip().equals(keys.defaultValue(early))) {
+                    if (value != null && !value.strip().equals(KEYS.defaultValue(early))) {
                         throw new BadConfigurationException(early, "is read before any file: set it as -D" + early
                                 + " or " + ConfigKeys.environmentName(early)).from(where);
                     }
@@ -74,14 +57,14 @@ public final class ConfigurationSources {
 
     private void refuseUnknown(Properties given, UnaryOperator<String> where) {
         for (String name : given == null ? Set.<String>of() : given.stringPropertyNames()) {
-            if (name.startsWith("bridge.") && !keys.isKnown(name)) {
+            if (name.startsWith("bridge.") && !KEYS.isKnown(name)) {
                 throw unknown(name, where.apply(name), false);
             }
         }
     }
 
     private BadConfigurationException unknown(String name, String where, boolean environmentName) {
-        String hint = keys.nearest(name, environmentName).map(k -> "; did you mean " + k + "?")
+        String hint = KEYS.nearest(name, environmentName).map(k -> "; did you mean " + k + "?")
                 .orElse("; java -jar scheduled-events-bridge.jar --help lists every key");
         return new BadConfigurationException(name, "is not a known key" + hint).from(where);
     }

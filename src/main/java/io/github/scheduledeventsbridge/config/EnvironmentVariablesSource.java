@@ -6,10 +6,8 @@ import org.apache.camel.spi.PropertiesSource;
 import java.util.Map;
 
 /**
- * {@code BRIDGE_*} environment variables as a Camel properties source ({@code bridge.imds.url} ←
- * {@code BRIDGE_IMDS_URL}), ordered before the properties files and after -D system properties. Camel's own
- * environment lookup cannot be used: it lets a variable beat -D, does not strip values, and reads only
- * System.getenv (a test's Platform brings its own environment).
+ * {@code BRIDGE_*} variables as a properties source, after -D and before the files. Not Camel's own: it lets a variable
+ * beat -D, does not strip values, and reads only System.getenv (a test's Platform brings its own environment).
  */
 public record EnvironmentVariablesSource(Map<String, String> environment) implements PropertiesSource, Ordered {
 
@@ -20,7 +18,7 @@ public record EnvironmentVariablesSource(Map<String, String> environment) implem
         return NAME;
     }
 
-    /** Before the properties files: Camel numbers those from 100 in the order of their locations. */
+    /** Camel numbers the properties files from 100. */
     @Override
     public int getOrder() {
         return 50;

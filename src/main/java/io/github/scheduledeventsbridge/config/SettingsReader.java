@@ -19,26 +19,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 import static io.github.scheduledeventsbridge.logging.Redaction.redact;
 
-/**
- * Typed reads of {@code bridge.*} values that fail with the key's name and the offending value. Each concern
- * reads and checks its own keys with it, beside the code that uses them.
- */
-public final class SettingsReader {
-
-    private final Function<String, String> properties;
-    private final Platform platform;
+/** Typed {@code bridge.*} values, paths on {@code platform}'s file system; a refusal names the key and value. */
+public record SettingsReader(Function<String, String> properties, Platform platform) {
 
     public SettingsReader(Function<String, String> properties) {
         this(properties, Platform.current());
-    }
-
-    /** Paths are read on {@code platform}'s file system. */
-    public SettingsReader(Function<String, String> properties, Platform platform) {
-        this.properties = properties;
-        this.platform = platform;
     }
 
     /** A host name or address that resolves. */
@@ -79,21 +69,24 @@ public final class SettingsReader {
     }
 
     private long positive(String key, long fallback, String unit) {
-        String value = string(key, Long.toString(fallback));
-        long n = parsed(key, value, Long::parseLong, "a number" + unit);
-        if (n <= 0) {
-            throw new BadConfigurationException(key, value + " must be a positive number" + unit);
-        }
-        return n;
+        return number(key, fallback, Long::parseLong, "a number" + unit, n -> n > 0,
+                " must be a positive number" + unit);
     }
 
     /** The refusal names the value: a number is never a secret. */
-    private static <T> T parsed(String key, String value, Function<String, T> parse, String what) {
+    private <T> T number(String key, Object fallback, Function<String, T> parse, String what, Predicate<T> valid,
+                         String invalid) {
+        String value = string(key, fallback.toString());
+        T number;
         try {
-            return parse.apply(value);
+            number = parse.apply(value);
         } catch (NumberFormatException e) {
             throw new BadConfigurationException(key, "'" + value + "' is not " + what);
         }
+        if (!valid.test(number)) {
+            throw new BadConfigurationException(key, value + invalid);
+        }
+        return number;
     }
 
     public boolean bool(String key, boolean fallback) {
@@ -105,21 +98,13 @@ public final class SettingsReader {
     }
 
     public int port(String key, int fallback) {
-        String value = string(key, Integer.toString(fallback));
-        int port = parsed(key, value, Integer::parseInt, "a TCP port");
-        if (port < 0 || port > 65535) {
-            throw new BadConfigurationException(key, value + " is not a TCP port (0-65535)");
-        }
-        return port;
+        return number(key, fallback, Integer::parseInt, "a TCP port", port -> port >= 0 && port <= 65535,
+                " is not a TCP port (0-65535)");
     }
 
     public double positiveDouble(String key, double fallback) {
-        String value = string(key, Double.toString(fallback));
-        double d = parsed(key, value, Double::parseDouble, "a number");
-        if (!(d > 0) || Double.isInfinite(d)) {
-            throw new BadConfigurationException(key, value + " must be a positive number");
-        }
-        return d;
+        return number(key, fallback, Double::parseDouble, "a number", d -> d > 0 && !Double.isInfinite(d),
+                " must be a positive number");
     }
 
     public URI httpUrl(String key, String fallback) {
@@ -132,10 +117,9 @@ public final class SettingsReader {
             if (value.equals("*") || value.equalsIgnoreCase("all")) {
                 return Set.of();
             }
-            String match = known.stream().filter(k -> k.equalsIgnoreCase(value)).findFirst()
+            result.add(known.stream().filter(k -> k.equalsIgnoreCase(value)).findFirst()
                     .orElseThrow(() -> new BadConfigurationException(key,
-                            "'" + value + "' is not one of " + new java.util.TreeSet<>(known)));
-            result.add(match);
+                            "'" + value + "' is not one of " + new java.util.TreeSet<>(known))));
         }
         return Set.copyOf(result);
     }
@@ -164,16 +148,10 @@ public final class SettingsReader {
         return dir;
     }
 
-    /**
-     * A state file the agent may not read is not a corrupt one: moving it aside would report every current event
-     * again. Start-up stops instead, naming the file's owner and mode (typically left by a run as root). The files are
-     * the journal (state.json) and that of prepare and recover commands (actions.json, action/ActionState).
-     */
+    /** An unreadable state file is not a corrupt one: moving it aside would report every current event again. */
     private static void requireReadableState(String key, Path stateDir) {
-        for (Path state : List.of(stateDir.resolve("state.json"), stateDir.resolve("actions.json"))) {
-            if (!Files.exists(state, LinkOption.NOFOLLOW_LINKS)) {
-                continue;
-            }
+        for (Path state : Stream.of("state.json", "actions.json").map(stateDir::resolve)
+                .filter(state -> Files.exists(state, LinkOption.NOFOLLOW_LINKS)).toList()) {
             try (FileChannel ignored = FileChannel.open(state, StandardOpenOption.READ)) {
                 // readable: fine
             } catch (AccessDeniedException e) {

@@ -5,11 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.logging.LogManager;
 
-/**
- * The agent logs through java.util.logging (SLF4J's slf4j-jdk14 binding: Camel, Jetty, Netty, the Azure SDK;
- * Vert.x and the JDK directly), set up from the logging.properties in the jar: levels, and {@link StdoutHandler}.
- * An operator's {@code -Djava.util.logging.config.file} or {@code -Djava.util.logging.config.class} wins.
- */
+/** java.util.logging (every library, through slf4j-jdk14 or directly) set up from the jar's logging.properties. */
 public final class BridgeLogging {
 
     private BridgeLogging() {
@@ -18,7 +14,7 @@ public final class BridgeLogging {
     /** First thing in main, before anything logs. */
     public static void configure() {
         System.getProperties().putIfAbsent("java.util.logging.manager", ShutdownProofLogManager.class.getName());
-        LogManager manager = LogManager.getLogManager(); // reads the operator's configuration, if any
+        LogManager manager = LogManager.getLogManager(); // reads the operator's configuration, which wins
         if (System.getProperty("java.util.logging.config.file") != null
                 || System.getProperty("java.util.logging.config.class") != null) {
             return;
@@ -31,9 +27,8 @@ public final class BridgeLogging {
     }
 
     /**
-     * JUL's own shutdown hook removes every handler while the other hooks run, which would lose what the agent
-     * logs while it stops (undelivered messages kept in the spool, ...): that one reset is skipped, as Tomcat's
-     * ClassLoaderLogManager does. Lines are flushed one by one, so there is nothing to close.
+     * JUL's shutdown hook would remove every handler while the agent still logs its stop: that reset is skipped, as
+     * Tomcat's ClassLoaderLogManager does. Lines are flushed one by one, so there is nothing to close.
      */
     public static final class ShutdownProofLogManager extends LogManager {
 

@@ -9,17 +9,9 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 
 /**
- * One log line per record, as the agent has always written them. Text:
- * {@code 2026-11-23T01:05:36,191Z INFO  [main] AbstractCamelContext - message}, the stack trace of an exception
- * on the lines after. JSON: one Elastic Common Schema object per line ({@code @timestamp}, {@code ecs.version},
- * {@code log.level}, {@code message}, {@code process.thread.name}, {@code log.logger}, and {@code error.*} for an
- * exception). Levels carry SLF4J's names (ERROR, WARN, INFO, DEBUG, TRACE), not JUL's.
+ * One log line per record, text or JSON (Elastic Common Schema), with SLF4J's level names: docs/operations.md. Control
+ * characters are escaped in every field (docs/security.md), by hand: Jackson leaves DEL, C1 and U+2028/9 as they are.
  * The caller's class and method are never asked for: for a record that lacks them JUL would walk the stack.
- *
- * <p>One record is one line, whatever its fields hold: a message, thread name or exception message may carry text
- * from outside (an IMDS EventId, a command's output, a peer's answer), so control characters are escaped in every
- * field ({@code \n}, {@code \r}, {@code \t}, {@code \u001b}, ...); only a stack trace's own frames start lines.
- * (Hand-escaped rather than by Jackson's generator: that one leaves DEL, C1 and U+2028/9 as they are.)
  */
 public final class LineFormatter extends Formatter {
 
@@ -82,27 +74,16 @@ public final class LineFormatter extends Formatter {
         return line.append("}\n").toString();
     }
 
-    /**
-     * A text line's stack trace: as {@link Throwable#printStackTrace()} prints it, one println per line, each line's
-     * text after its leading tabs escaped (so that a throwable's message cannot start a line of its own) and ended
-     * by \n on every platform.
-     */
+    /** As printStackTrace prints it, each println's text after its tabs escaped and ended by \n on every platform. */
     private static String stackTrace(Throwable thrown) {
         StringWriter out = new StringWriter(1024);
         thrown.printStackTrace(new PrintWriter(out) {
             @Override
-            public void println(String text) {
-                println((Object) text);
-            }
-
-            @Override
-            public void println(Object printed) {
+            public void println(Object printed) { // Throwable prints every line through this one
                 String text = String.valueOf(printed);
-                int tabs = 0;
-                while (tabs < text.length() && text.charAt(tabs) == '\t') {
-                    tabs++;
-                }
-                write(escape(new StringBuilder(text.substring(0, tabs)), text.substring(tabs), false).append('\n').toString());
+                String afterTabs = text.replaceFirst("^\t+", "");
+                String tabs = text.substring(0, text.length() - afterTabs.length());
+                write(escape(new StringBuilder(tabs), afterTabs, false).append('\n').toString());
             }
         });
         return out.toString();
@@ -112,11 +93,7 @@ public final class LineFormatter extends Formatter {
         escape(line.append(",\"").append(name).append("\":\""), value, true).append('"');
     }
 
-    /**
-     * Control characters (C0, DEL, C1) and the Unicode line and paragraph separators as {@code \n}, {@code \r},
-     * {@code \t} or {@code \}{@code uXXXX}, everything else as is; in a JSON string (RFC 8259) also the quote and
-     * the backslash, and {@code \b}, {@code \f}.
-     */
+    /** C0, DEL, C1, U+2028/9 as \n, \r, \t or \\uXXXX; in a JSON string (RFC 8259) also ", \\, \b and \f. */
     private static StringBuilder escape(StringBuilder out, String value, boolean json) {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);

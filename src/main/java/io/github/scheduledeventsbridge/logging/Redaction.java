@@ -12,23 +12,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What a peer sent (a webhook answer's body, an SMTP reply, an error message quoting either) made fit for a log line
- * or a dead-letter reason. A receiver that echoes its request would otherwise hand back the URL's token and the Basic
- * credentials it was sent. Replaced by {@value #MASK}:
- * <ul>
- *   <li>the value after an authorization scheme: {@code Basic …}, {@code Bearer …}, {@code SharedAccessSignature …};</li>
- *   <li>the value of a credential-like name, as {@code name=value}, {@code name: value} or {@code "name":"value"}:
- *       {@code code}, {@code sig}, {@code auth}, {@code cookie}, {@code session}, and any name ending in {@code key},
- *       {@code token}, {@code secret}, {@code password} or {@code signature};</li>
- *   <li>every value this agent was configured with as a secret ({@link #secret}), wherever it appears;</li>
- *   <li>in an answer's body ({@link #answerBody}) also any token-like run of 24 or more letters, digits and
- *       {@code +/_=.-} that mixes letters and digits (a Slack hook's path, a JWT, a hex signature), but not a GUID;</li>
- * </ul>
- * and URLs are reduced to their host.
+ * What a peer sent (an answer's body, an SMTP reply, an error quoting either) made fit for a log line or a dead-letter
+ * reason: a receiver that echoes its request must not hand back its secrets. What is masked: docs/security.md.
  */
 public final class Redaction {
 
     public static final String MASK = "***";
+    private static final String UNPARSABLE = "<unparsable URL>";
 
     private static final Pattern SCHEME = Pattern.compile(
             "(?i)\\b(Basic|Bearer|Digest|Negotiate|SharedAccessSignature)\\s+[^\\s,;\"']+");
@@ -52,10 +42,7 @@ public final class Redaction {
         }
     }
 
-    /**
-     * The secret parts of a webhook URL: its user information, every query value, and any path segment of 16 or more
-     * characters (Slack and Teams hooks carry their secret in the path).
-     */
+    /** A webhook URL's user information, query values and path segments of 16+ characters (Slack, Teams). */
     public static void secretsOf(URI url) {
         if (url.getRawUserInfo() != null) {
             secret(url.getRawUserInfo());
@@ -79,9 +66,7 @@ public final class Redaction {
         if (text == null || text.isEmpty()) {
             return text;
         }
-        String out = knownSecrets(text);
-        out = redactUrlsIn(out);
-        out = SCHEME.matcher(out).replaceAll("$1 " + MASK);
+        String out = SCHEME.matcher(redactUrlsIn(knownSecrets(text))).replaceAll("$1 " + MASK);
         return CREDENTIAL.matcher(out).replaceAll("$1$2$1$3$4" + MASK);
     }
 
@@ -93,7 +78,7 @@ public final class Redaction {
 
     private static boolean tokenLike(String run) {
         return !UUID.matcher(run).matches() && run.chars().anyMatch(Character::isDigit)
-                && run.chars().anyMatch(Character::isLetter) && !run.equals(MASK);
+                && run.chars().anyMatch(Character::isLetter);
     }
 
     private static String knownSecrets(String text) {
@@ -113,12 +98,10 @@ public final class Redaction {
     public static String redact(String url) {
         try {
             URI uri = new URI(url);
-            if (uri.getHost() != null) {
-                return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "") + "/…";
-            }
-        } catch (URISyntaxException ignored) {
-            // fall through
+            return uri.getHost() == null ? UNPARSABLE
+                    : uri.getScheme() + "://" + uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "") + "/…";
+        } catch (URISyntaxException e) {
+            return UNPARSABLE;
         }
-        return "<unparsable URL>";
     }
 }

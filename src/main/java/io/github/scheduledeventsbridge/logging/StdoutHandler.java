@@ -6,11 +6,7 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.StreamHandler;
 
-/**
- * Every record as one {@link LineFormatter} line on standard output (JUL's ConsoleHandler writes to standard
- * error), in UTF-8 whatever the platform encoding, flushed at once. Text or JSON as {@code bridge.log.format} /
- * {@code BRIDGE_LOG_FORMAT} say when the handler is made.
- */
+/** Every record as one {@link LineFormatter} line on standard output (not JUL's standard error), in UTF-8, flushed. */
 public final class StdoutHandler extends StreamHandler {
 
     /** The handler logging.properties names. */
