@@ -141,7 +141,6 @@ public final class BridgeApplication {
     public static Main newMain() {
         Main main = new Main();
         BridgeConfiguration.all().forEach(main.configure()::addConfiguration);
-        main.setRoutesCollector(new ExactRoutesCollector());
         main.setPropertyPlaceholderLocations(locations(Platform.current()));
         return main;
     }
