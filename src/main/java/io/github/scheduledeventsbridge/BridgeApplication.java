@@ -9,19 +9,20 @@ import io.github.scheduledeventsbridge.logging.LineFormatter;
 import io.github.scheduledeventsbridge.platform.Platform;
 import org.apache.camel.main.Main;
 import org.apache.camel.util.ObjectHelper;
+import org.apache.hc.core5.ssl.SSLContexts;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Entry point: Camel Main reading the file named by {@code bridge.config} / {@code BRIDGE_CONFIG}, then
- * {@code config/application.properties} in the working directory, then the defaults packaged in the jar
- * (the first that sets a key wins); environment variables override the files, and -D system properties
- * override everything. Every refusal is one line and exit code 2, which systemd does not restart.
+ * Entry point: Camel Main with the configuration sources in docs/configuration.md's order. Every refusal is one line
+ * and exit code 2, which systemd does not restart.
  */
 public final class BridgeApplication {
 
@@ -33,9 +34,26 @@ public final class BridgeApplication {
     public static void main(String[] args) throws Exception {
         BridgeLogging.configure();
         if (args.length == 0) {
-            StartupWarmUp.begin();
+            warmUp();
         }
         System.exit(run(args));
+    }
+
+    /**
+     * Work the first poll waits for, begun on a second thread to overlap with Camel reading its configuration
+     * (BENCHMARKS.md, "Idle CPU and start"): the TLS context Camel's HTTP component builds, the platform MBean server.
+     */
+    private static void warmUp() {
+        Thread thread = new Thread(() -> {
+            try {
+                SSLContexts.createDefault();
+                ManagementFactory.getPlatformMBeanServer();
+            } catch (RuntimeException | Error ignored) {
+                // Only a head start: the same call on the main thread reports it.
+            }
+        }, "startup-warm-up");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     public static int run(String... args) throws Exception {
@@ -55,12 +73,11 @@ public final class BridgeApplication {
     }
 
     /**
-     * The service host's stop ({@code --StopMethod=stop}): the same graceful stop as SIGTERM (lanes drained, spool
-     * documents rewritten with only their waiting messages); returns once the agent has stopped, or after
-     * {@code args[0]} seconds (default 60) when it has not.
+     * The service host's stop ({@code --StopMethod=stop}): the same graceful stop as SIGTERM; returns once the agent
+     * has stopped, or after {@code args[0]} seconds (default 60).
      */
     public static void stop(String[] args) throws InterruptedException {
-        ServiceHost.stop(java.time.Duration.ofSeconds(args.length > 0 ? Long.parseLong(args[0].strip()) : 60));
+        ServiceHost.stop(Duration.ofSeconds(args.length > 0 ? Long.parseLong(args[0].strip()) : 60));
     }
 
     static int runAgent(Main main) throws Exception {
@@ -92,10 +109,7 @@ public final class BridgeApplication {
         return 0;
     }
 
-    /**
-     * What is read before Camel starts (the config files, the log format) is checked before it starts: a file that would
-     * be read wrong (UTF-16, a byte-order mark) stops start-up like a bad value.
-     */
+    /** What is read before Camel starts is checked before it starts: a file read wrong (UTF-16, a BOM) is refused. */
     private static void checkEarlySettings() {
         String configFile = early(ConfigKeys.CONFIG_FILE);
         if (configFile != null && !configFile.isBlank()) {
@@ -141,7 +155,6 @@ public final class BridgeApplication {
     public static Main newMain() {
         Main main = new Main();
         BridgeConfiguration.all().forEach(main.configure()::addConfiguration);
-        main.setRoutesCollector(new ExactRoutesCollector());
         main.setPropertyPlaceholderLocations(locations(Platform.current()));
         return main;
     }

@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge;
 
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
+import io.github.scheduledeventsbridge.config.ConfigKeys;
 import io.github.scheduledeventsbridge.config.ConfigurationSources;
 import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
 import io.github.scheduledeventsbridge.config.SecretStrength;
@@ -13,6 +14,7 @@ import io.github.scheduledeventsbridge.state.AtomicFiles;
 import org.apache.camel.BindToRegistry;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
+import org.apache.camel.component.properties.PropertiesComponent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,12 +22,11 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
- * Reads and checks the {@code bridge.*} settings and composes the agent: the beans each concern binds for the YAML
- * routes (Poll-, Delivery-, Health-, Action- and ApprovalConfiguration, in that order: a bean's parameters are the
- * beans bound before it) and what starts in which order ({@link StartOrder}). Nothing here decides anything; the
- * decisions live in the beans.
+ * Reads and checks the {@code bridge.*} settings and composes the agent: each concern's configuration binds its beans
+ * (a bean's parameters are the beans bound before it), {@link StartOrder} says what starts in which order.
  */
 public class BridgeConfiguration implements CamelConfiguration {
 
@@ -38,7 +39,7 @@ public class BridgeConfiguration implements CamelConfiguration {
      */
     static List<CamelConfiguration> all() {
         return List.of(new BridgeConfiguration(), new PollConfiguration(), new DeliveryConfiguration(),
-                new HealthConfiguration(), new ActionConfiguration(), new ApprovalConfiguration(), new StartOrder());
+                new HealthConfiguration(), new ActionConfiguration(), new StartOrder());
     }
 
     @BindToRegistry
@@ -47,8 +48,7 @@ public class BridgeConfiguration implements CamelConfiguration {
     @BindToRegistry
     public BridgeSettings bridgeSettings(CamelContext context) throws Exception {
         LOG.info("scheduled-events-bridge {} (commit {}) starting", BridgeVersion.current(), BridgeVersion.commit());
-        BridgeSettings settings = readSettings(context,
-                (org.apache.camel.component.properties.PropertiesComponent) context.getPropertiesComponent(),
+        BridgeSettings settings = readSettings(context, (PropertiesComponent) context.getPropertiesComponent(),
                 platform(context));
         AtomicFiles.removeLeftovers(settings.stateDir());
         ManagementServer.install(context, settings.management());
@@ -79,23 +79,18 @@ public class BridgeConfiguration implements CamelConfiguration {
     }
 
     /**
-     * Values come from Camel's own property sources, in the documented order: -D system properties (Camel
-     * looks those up first), {@code BRIDGE_*} environment variables (a source placed before the files), the
-     * file named by {@code bridge.config}, {@code ./config/application.properties}, the packaged defaults.
-     * The checks read exactly what the routes' placeholders will read; nothing is re-published.
+     * Values come from Camel's own property sources in the order of docs/configuration.md, so the checks read exactly
+     * what the routes' placeholders will read.
      */
-    static BridgeSettings readSettings(CamelContext context,
-                                       org.apache.camel.component.properties.PropertiesComponent properties,
-                                       Platform platform) throws Exception {
+    static BridgeSettings readSettings(CamelContext context, PropertiesComponent properties, Platform platform)
+            throws Exception {
         // Camel's own environment lookup would let BRIDGE_* beat -D; the source below keeps -D first.
-        properties.setEnvironmentVariableMode(
-                org.apache.camel.component.properties.PropertiesComponent.ENVIRONMENT_VARIABLES_MODE_NEVER);
+        properties.setEnvironmentVariableMode(PropertiesComponent.ENVIRONMENT_VARIABLES_MODE_NEVER);
         properties.addPropertiesSource(new EnvironmentVariablesSource(platform.environment()));
         ConfigurationSources sources = new ConfigurationSources(properties, platform.environment());
-        // The packaged state directory (./data, also in the repository's copy of the defaults) is the platform's default:
-        // on Windows %ProgramData%\scheduled-events-bridge, not a ./data that a service would find in System32.
-        String packagedStateDir = io.github.scheduledeventsbridge.config.ConfigKeys.packaged().defaultValue(STATE_DIR);
-        java.util.function.Function<String, String> values = key -> {
+        // The packaged ./data means the platform's default: on Windows not a ./data a service would find in System32.
+        String packagedStateDir = ConfigKeys.packaged().defaultValue(STATE_DIR);
+        Function<String, String> values = key -> {
             String value = properties.resolveProperty(key).orElse(null);
             return key.equals(STATE_DIR) && packagedStateDir.equals(value) ? platform.defaultStateDir() : value;
         };
@@ -113,7 +108,7 @@ public class BridgeConfiguration implements CamelConfiguration {
                 String origin = sources.origin(key);
                 // A copy of the defaults (./config/application.properties in the repository) is not a choice.
                 boolean explicit = !properties.resolveProperty(key).orElse("")
-                        .equals(io.github.scheduledeventsbridge.config.ConfigKeys.packaged().defaultValue(key));
+                        .equals(ConfigKeys.packaged().defaultValue(key));
                 if (explicit) {
                     throw new BadConfigurationException(key, "cannot be set together with bridge.simulator.enabled=true "
                             + "(the simulator is the IMDS); drop one of them").from(origin);

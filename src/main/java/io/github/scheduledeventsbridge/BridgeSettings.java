@@ -18,10 +18,7 @@ import io.github.scheduledeventsbridge.simulator.SimulatorSettings;
 import java.nio.file.Path;
 import java.util.function.Function;
 
-/**
- * Every {@code bridge.*} key, read once and checked before anything starts, each concern by its own settings
- * record beside the code that uses it. Values come from Camel's property sources (see BridgeConfiguration).
- */
+/** Every {@code bridge.*} key, read and checked before anything starts; each concern's record lives beside its code. */
 public record BridgeSettings(
         ImdsSettings imds,
         Path stateDir,

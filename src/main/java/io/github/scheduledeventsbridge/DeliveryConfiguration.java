@@ -49,6 +49,8 @@ public class DeliveryConfiguration implements CamelConfiguration {
     final EmailComposer emailComposer = new EmailComposer();
     @BindToRegistry
     final EventHubsBatch eventHubsBatch = new EventHubsBatch();
+    @BindToRegistry
+    final SpoolContent spoolContent = new SpoolContent();
 
     @BindToRegistry
     public SinkRegistry sinkRegistry(BridgeSettings settings, VmIdentity identity, Spool spool) {
@@ -89,11 +91,6 @@ public class DeliveryConfiguration implements CamelConfiguration {
     }
 
     @BindToRegistry
-    public SpoolContent spoolContent() {
-        return new SpoolContent();
-    }
-
-    @BindToRegistry
     public DeliveryRejections deliveryRejections(BridgeSettings settings, Clock clock) {
         return new DeliveryRejections(settings.delivery().deadLetterAfter(), clock);
     }
@@ -123,10 +120,7 @@ public class DeliveryConfiguration implements CamelConfiguration {
         return new HttpAnswer(clock);
     }
 
-    /**
-     * Bound always (routes/eventlog-sink.yaml names it), writing through the writer chosen with the settings; without
-     * the sink no lane ever calls it.
-     */
+    /** Bound always (routes/eventlog-sink.yaml names it); without the sink no lane calls it. */
     @BindToRegistry
     public EventLogSink eventLogSink(CamelContext context, BridgeSettings settings) {
         return new EventLogSink(settings.eventLog().enabled()

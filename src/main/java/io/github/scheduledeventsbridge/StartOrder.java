@@ -22,13 +22,11 @@ import java.time.Duration;
 /**
  * What starts in which order. Camel stops the services in the reverse order, after the routes.
  * <ol>
- * <li>Configuring, in {@link BridgeApplication#newMain}'s order: the settings read and checked (with the simulator on,
- * the simulator first, since the agent is pointed at the port it got), then each concern's beans.
- * <li>Still configuring, here: the drain port, then the approval port. A port that cannot be bound stops start-up
- * before Camel starts anything, with one line and exit 2; approval requests that arrive before the routes run get
- * a JSON 503.
- * <li>Camel starts: the attempt deadlines and the outage log's summaries, then the routes (the poll does not start on
- * its own).
+ * <li>Configuring, in {@link BridgeConfiguration#all}'s order: the settings (with the simulator on, the simulator first:
+ * the agent is pointed at its port), each concern's beans, then here the drain port and the approval port. A port that
+ * cannot be bound stops start-up before Camel starts anything (one line, exit 2); approval requests before the routes
+ * run get a JSON 503.
+ * <li>Camel starts: the attempt deadlines and the outage log's summaries, then the routes (not the poll).
  * <li>Once Camel has fully started ({@link StartupRecovery}): start-up recovery, which starts the poll; then the
  * management server, whose ~0.4 s would otherwise delay the first poll.
  * </ol>
@@ -56,10 +54,8 @@ public class StartOrder implements CamelConfiguration {
             startNow(context, approvals.listen());
         }
 
-        // The two moments of a graceful stop. When the context begins to stop, attempts in flight get a third of the
-        // shutdown timeout: a hung receiver cannot hold the stop, which also waits for each lane's queue to be left (up
-        // to a second per lane). Once the routes stopped (no lane sends any more), spool documents keep only their
-        // messages still waiting and one line per sink counts what stays in the spool.
+        // A graceful stop: attempts in flight get a third of the shutdown timeout, so a hung receiver cannot hold it; once
+        // no lane sends any more, spool documents keep only their waiting messages and each sink's backlog is logged.
         Spool spool = beans.findSingleByType(Spool.class);
         context.getManagementStrategy().addEventNotifier(new SimpleEventNotifierSupport() {
             @Override
@@ -82,10 +78,7 @@ public class StartOrder implements CamelConfiguration {
         ServiceHelper.startService(service);
     }
 
-    /**
-     * A stop Camel calls in its order. The beans the routes call are not made Camel services themselves: a bean step
-     * stops a service bean with its route, and these must outlive every route.
-     */
+    /** A stop Camel calls in its order; not the bean itself as a service: a bean step would stop it with its route. */
     static Service stopping(AutoCloseable stop) {
         return new ServiceSupport() {
             @Override
