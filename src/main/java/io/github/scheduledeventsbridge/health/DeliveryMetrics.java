@@ -87,10 +87,7 @@ public final class DeliveryMetrics {
                 .register(registry);
     }
 
-    /**
-     * Route step at start: bridge.spool.depth{sink=…}, read live from the spool, and bridge.spool.orphaned{directory=…}
-     * for spool directories no configured sink owns (found by {@link SpoolInventory#survey}).
-     */
+    /** Route step at start: the gauges, and every counter present with 0 from the start. */
     public void registerSpoolGauges() {
         MeterRegistry registry = registry();
         if (registry == null) {
@@ -109,7 +106,6 @@ public final class DeliveryMetrics {
                     .tag("name", name).baseUnit("seconds")
                     .description("How long the oldest undelivered message of this sink has waited; 0 when none")
                     .register(registry);
-            // Present from the start with 0.
             for (String outcome : List.of("delivered", "retry")) {
                 counter(registry, "bridge.deliveries", "Delivery attempts per sink: delivered, or retry (failed, tried again)",
                         "sink", sink.id(), "outcome", outcome);

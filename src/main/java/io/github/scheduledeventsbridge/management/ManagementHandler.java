@@ -14,30 +14,37 @@ import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Routes the management port. With credentials configured, every path needs them except the two probes
- * ({@code /observe/health/live} and {@code /ready}), which answer {@code {"status":"UP"}} (or DOWN) to anyone;
- * their details ({@code ?details}) and {@code /observe/health} need the login. Wrong logins are throttled
- * ({@link LoginThrottle}); requests from another origin are refused ({@link SameOrigin}).
+ * Routes the management port. With credentials configured (HTTP Basic, compared in constant time), every path
+ * needs them except the status of the two probes; wrong logins are throttled ({@link LoginThrottle}); requests from
+ * another origin are refused ({@link SameOrigin}).
  */
 final class ManagementHandler extends Handler.Abstract {
 
+    private static final String CHALLENGE = "Basic realm=\"scheduled-events-bridge\", charset=\"UTF-8\"";
     private static final Logger LOG = LoggerFactory.getLogger(ManagementHandler.class);
     private static final long LOG_REFUSALS_EVERY_MS = 10_000;
 
+    private enum Login { NOT_REQUIRED, ACCEPTED, MISSING, WRONG }
+
     private final CamelContext context;
-    private final BasicAuth auth;
+    /** SHA-256 of {@code username:password}; null when no username is configured and every request passes. */
+    private final byte[] expected;
     private final HawtioConsole console;
     private final AtomicLong lastRefusalLogged = new AtomicLong();
     private final LoginThrottle throttle = new LoginThrottle();
 
-    ManagementHandler(CamelContext context, BasicAuth auth, HawtioConsole console) {
+    ManagementHandler(CamelContext context, String username, String password, HawtioConsole console) {
         this.context = context;
-        this.auth = auth;
+        this.expected = username.isEmpty() ? null : sha256(username + ":" + password);
         this.console = console;
     }
 
@@ -49,18 +56,18 @@ final class ManagementHandler extends Handler.Abstract {
             return text(response, callback, HttpStatus.FORBIDDEN_403, "Cross-origin requests are refused.\n");
         }
         String address = Request.getRemoteAddr(request);
-        if (auth.required() && request.getHeaders().contains(HttpHeader.AUTHORIZATION)) {
+        if (expected != null && request.getHeaders().contains(HttpHeader.AUTHORIZATION)) {
             Duration wait = throttle.retryAfter(address);
             if (!wait.isZero()) {
                 return tooManyAttempts(response, callback, wait);
             }
         }
-        BasicAuth.Outcome outcome = auth.check(request);
-        boolean authorized = outcome == BasicAuth.Outcome.ACCEPTED || outcome == BasicAuth.Outcome.NOT_REQUIRED;
-        if (outcome == BasicAuth.Outcome.WRONG) {
+        Login login = login(request);
+        boolean authorized = login == Login.ACCEPTED || login == Login.NOT_REQUIRED;
+        if (login == Login.WRONG) {
             throttle.failed(address);
             logRefusal(request, path);
-        } else if (outcome == BasicAuth.Outcome.ACCEPTED) {
+        } else if (login == Login.ACCEPTED) {
             throttle.succeeded(address);
             HttpPort.vouch(request); // an operator's request: never closed as idle while it is answered
         }
@@ -93,6 +100,31 @@ final class ManagementHandler extends Handler.Abstract {
             default -> text(response, callback, HttpStatus.NOT_FOUND_404, "Not found. Try /observe/health/live, "
                     + "/observe/health/ready, /observe/health, /metrics" + (console == null ? "" : " or /hawtio/") + ".\n");
         };
+    }
+
+    private Login login(Request request) {
+        if (expected == null) {
+            return Login.NOT_REQUIRED;
+        }
+        String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+        if (header == null || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
+            return Login.MISSING;
+        }
+        try {
+            byte[] decoded = Base64.getDecoder().decode(header.substring(6).trim());
+            return MessageDigest.isEqual(expected, sha256(new String(decoded, StandardCharsets.UTF_8)))
+                    ? Login.ACCEPTED : Login.WRONG;
+        } catch (IllegalArgumentException e) {
+            return Login.WRONG;
+        }
+    }
+
+    private static byte[] sha256(String value) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private boolean health(Response response, Callback callback, HealthCheck.Kind kind, boolean details, boolean head) {
@@ -129,7 +161,7 @@ final class ManagementHandler extends Handler.Abstract {
     }
 
     private static boolean challenge(Response response, Callback callback) {
-        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, BasicAuth.CHALLENGE);
+        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, CHALLENGE);
         return text(response, callback, HttpStatus.UNAUTHORIZED_401, "Authentication required.\n");
     }
 

@@ -5,19 +5,12 @@ import org.eclipse.jetty.server.Request;
 
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.util.Locale;
 
 /**
- * Browsers send {@code Origin} with cross-origin requests (and with same-origin POSTs). The management port
- * answers only requests without one or from its own origin: another site open in the operator's browser can
- * neither read the console's answers nor send it requests riding on the browser's cached HTTP Basic login
- * (a form or {@code no-cors} POST to Jolokia needs no CORS answer to take effect).
- *
- * <p>Same origin means the same host as the request's {@code Host} header (or a reverse proxy's
- * {@code X-Forwarded-Host}) and, when that header names a port, the same port. The scheme is not compared: behind
- * a TLS proxy the browser's origin is https while this port speaks plain HTTP. Trusting {@code X-Forwarded-Host}
- * gives a cross-site page nothing: a browser sends no such header cross-origin without a preflight, and the
- * preflight, carrying the foreign {@code Origin}, is refused.
+ * Refuses cross-origin requests, so another site in the operator's browser can neither read the console nor ride on
+ * its cached HTTP Basic login (a {@code no-cors} POST to Jolokia needs no CORS answer to take effect). The scheme is
+ * not compared (a TLS proxy in front); a cross-site page cannot send {@code X-Forwarded-Host} without a preflight,
+ * which is refused. See docs/security.md.
  */
 final class SameOrigin {
 
@@ -45,8 +38,7 @@ final class SameOrigin {
         try {
             URI from = new URI(origin.trim());
             URI self = new URI("http://" + host.trim());
-            if (from.getHost() == null || self.getHost() == null
-                    || !from.getHost().toLowerCase(Locale.ROOT).equals(self.getHost().toLowerCase(Locale.ROOT))) {
+            if (from.getHost() == null || !from.getHost().equalsIgnoreCase(self.getHost())) {
                 return false;
             }
             if (self.getPort() < 0) {
