@@ -34,10 +34,6 @@ final class LoginThrottle {
     private record Known(long lastGood, Long fullAt) {
     }
 
-    LoginThrottle() {
-        this(System::nanoTime);
-    }
-
     LoginThrottle(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
     }

@@ -14,6 +14,8 @@ import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -25,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Routes the management port. With credentials configured (HTTP Basic, compared in constant time), every path
  * needs them except the status of the two probes; wrong logins are throttled ({@link LoginThrottle}); requests from
- * another origin are refused ({@link SameOrigin}).
+ * another origin are refused.
  */
 final class ManagementHandler extends Handler.Abstract {
 
@@ -40,7 +42,7 @@ final class ManagementHandler extends Handler.Abstract {
     private final byte[] expected;
     private final HawtioConsole console;
     private final AtomicLong lastRefusalLogged = new AtomicLong();
-    private final LoginThrottle throttle = new LoginThrottle();
+    private final LoginThrottle throttle = new LoginThrottle(System::nanoTime);
 
     ManagementHandler(CamelContext context, String username, String password, HawtioConsole console) {
         this.context = context;
@@ -52,7 +54,7 @@ final class ManagementHandler extends Handler.Abstract {
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         String path = request.getHttpURI().getCanonicalPath();
         path = path == null ? "" : path;
-        if (!SameOrigin.allows(request)) {
+        if (!sameOrigin(request)) {
             return text(response, callback, HttpStatus.FORBIDDEN_403, "Cross-origin requests are refused.\n");
         }
         String address = Request.getRemoteAddr(request);
@@ -124,6 +126,46 @@ final class ManagementHandler extends Handler.Abstract {
             return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * No {@code Origin}, or one naming this server as the browser reached it: another site in the operator's browser
+     * can neither read the console nor ride on its cached login (a {@code no-cors} POST to Jolokia needs no CORS
+     * answer to take effect). The scheme is not compared (a TLS proxy in front); a cross-site page cannot send
+     * {@code X-Forwarded-Host} without a preflight, which is refused. See docs/security.md.
+     */
+    private static boolean sameOrigin(Request request) {
+        String origin = request.getHeaders().get(HttpHeader.ORIGIN);
+        if (origin == null) {
+            return true;
+        }
+        if (origin.isBlank() || origin.trim().equals("null")) {
+            return false;
+        }
+        String forwarded = request.getHeaders().get(HttpHeader.X_FORWARDED_HOST);
+        return matches(origin, request.getHeaders().get(HttpHeader.HOST))
+                || (forwarded != null && matches(origin, forwarded.split(",")[0]));
+    }
+
+    private static boolean matches(String origin, String host) {
+        if (host == null || host.isBlank()) {
+            return false;
+        }
+        try {
+            URI from = new URI(origin.trim());
+            URI self = new URI("http://" + host.trim());
+            if (from.getHost() == null || !from.getHost().equalsIgnoreCase(self.getHost())) {
+                return false;
+            }
+            if (self.getPort() < 0) {
+                return true;
+            }
+            int fromPort = from.getPort() >= 0 ? from.getPort()
+                    : "https".equalsIgnoreCase(from.getScheme()) ? 443 : 80;
+            return fromPort == self.getPort();
+        } catch (URISyntaxException e) {
+            return false;
         }
     }
 

@@ -41,13 +41,12 @@ public final class ManagementServer extends ServiceSupport {
 
     /** Binds the server in the registry before the context starts; without a console, Camel keeps no MBeans. */
     public static void install(CamelContext context, ManagementSettings settings) {
+        if (!settings.enabled() || !settings.credentials()) {
+            context.disableJMX(); // Hawtio is their only reader: 5 to 16 MB saved (BENCHMARKS.md "Footprint")
+        }
         if (!settings.enabled()) {
-            context.disableJMX(); // nothing would read them: saves ~16 MB
             LOG.info("Management server off (bridge.management.enabled=false), and Camel's JMX MBeans with it");
             return;
-        }
-        if (!settings.credentials()) {
-            context.disableJMX(); // Hawtio is their only reader (BENCHMARKS.md "Footprint")
         }
         String host = settings.host();
         if (!settings.credentials() && !isLoopback(host)) {
