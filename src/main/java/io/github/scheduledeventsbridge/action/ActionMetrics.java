@@ -62,8 +62,7 @@ final class ActionMetrics {
     }
 
     private io.micrometer.core.instrument.Counter counter(MeterRegistry registry, String outcome) {
-        // The same tag keys as the micrometer component's meters (camelContext): Prometheus refuses one name with
-        // two sets of tag keys.
+        // With camelContext, as the micrometer component tags it: Prometheus refuses one name with two sets of keys.
         return registry.counter("bridge.action.approvals", "camelContext", context.getName(), "outcome", outcome);
     }
 

@@ -16,6 +16,7 @@ import org.apache.camel.CamelContext;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -87,10 +88,7 @@ public final class DeliveryMetrics {
                 .register(registry);
     }
 
-    /**
-     * Route step at start: bridge.spool.depth{sink=…}, read live from the spool, and bridge.spool.orphaned{directory=…}
-     * for spool directories no configured sink owns (found by {@link SpoolInventory#survey}).
-     */
+    /** Route step at start: the gauges, and every counter present with 0 from the start. */
     public void registerSpoolGauges() {
         MeterRegistry registry = registry();
         if (registry == null) {
@@ -109,24 +107,17 @@ public final class DeliveryMetrics {
                     .tag("name", name).baseUnit("seconds")
                     .description("How long the oldest undelivered message of this sink has waited; 0 when none")
                     .register(registry);
-            // Present from the start with 0.
-            for (String outcome : List.of("delivered", "retry")) {
-                counter(registry, "bridge.deliveries", "Delivery attempts per sink: delivered, or retry (failed, tried again)",
-                        "sink", sink.id(), "outcome", outcome);
-            }
+            List.of("delivered", "retry").forEach(outcome -> counter(registry, "bridge.deliveries",
+                    "Delivery attempts per sink: delivered, or retry (failed, tried again)", "sink", sink.id(), "outcome", outcome));
             counter(registry, "bridge.dead.letters",
                     "Messages a receiver refused for bridge.delivery.dead-letter-after, moved to dead-letter/", "sink", sink.id());
         }
-        for (String outcome : POLL_OUTCOMES) {
-            counter(registry, "bridge.imds.polls", "IMDS polls by outcome: ok, or the kind of failure", "outcome", outcome);
-        }
-        for (TransitionType transition : TransitionType.values()) {
-            counter(registry, "bridge.transitions", "Transitions detected and sent to the sinks",
-                    "transition", transition.name());
-        }
-        for (String outcome : List.of("approved", "auto-approved", "auto-failed")) {
-            counter(registry, "bridge.approvals", WithheldApprovals.HELP, "outcome", outcome);
-        }
+        POLL_OUTCOMES.forEach(outcome -> counter(registry, "bridge.imds.polls",
+                "IMDS polls by outcome: ok, or the kind of failure", "outcome", outcome));
+        Arrays.stream(TransitionType.values()).forEach(transition -> counter(registry, "bridge.transitions",
+                "Transitions detected and sent to the sinks", "transition", transition.name()));
+        List.of("approved", "auto-approved", "auto-failed").forEach(outcome -> counter(registry, "bridge.approvals",
+                WithheldApprovals.HELP, "outcome", outcome));
         // Buckets, so that a dashboard can show quantiles and an alert can look at slow polls.
         Timer.builder("bridge.imds.poll").tags("camelContext", context.getName())
                 .description("IMDS poll latency, request to parsed answer")

@@ -8,11 +8,9 @@ import org.apache.camel.CamelContext;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The meters every poll touches, bridge.imds.poll (latency) and bridge.imds.polls{outcome=ok}, as plain calls on
- * meters looked up once. A micrometer: endpoint step looks its meter up, converts its options and compiles a
- * header pattern on every message: on an idle poll that was more garbage than the rest of the route together.
- * Same names and tags as DeliveryMetrics registers at start (with the latency buckets) and as the micrometer:
- * steps of the failure path. Used by the poll thread only.
+ * bridge.imds.poll (latency) and bridge.imds.polls{outcome=ok} as plain calls on meters looked up once: a
+ * micrometer: step looks its meter up on every message, more garbage than the rest of an idle poll. Registered at
+ * start by DeliveryMetrics; used by the poll thread only.
  */
 public final class PollMetrics {
 

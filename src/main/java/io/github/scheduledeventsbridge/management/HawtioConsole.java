@@ -18,16 +18,9 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * The Hawtio 4 WAR packaged in the jar ({@code hawtio/hawtio.war}), unpacked by Jetty and started on the first request
- * to {@code /hawtio}: most agents never open the console, and an idle one should not pay for it.
- *
- * <p>Authentication is the management port's HTTP Basic in front of it, so Hawtio's own login is turned off
- * ({@code hawtio.authenticationEnabled=false}), as is its proxy to other Jolokia agents
- * ({@code hawtio.disableProxy=true}); both can be overridden with -D.
- *
- * <p>The WAR's Jolokia gets an access policy ({@code policyLocation}, a context parameter):
- * {@code hawtio/jolokia-read-only.xml} unless {@code bridge.management.read-only=false}, then
- * {@code hawtio/jolokia-full-access.xml}. See those files for what each allows.
+ * The Hawtio 4 WAR packaged in the jar, unpacked and started on the first request to {@code /hawtio}: an idle agent
+ * should not pay for a console most never open. Hawtio's own login and proxy are off (the port's HTTP Basic is in
+ * front; -D overrides); its Jolokia gets the read-only or the full-access policy (see those files).
  */
 final class HawtioConsole {
 
@@ -76,8 +69,7 @@ final class HawtioConsole {
                 Files.copy(in, war);
             }
             WebAppContext context = new WebAppContext();
-            // A context parameter outranks the servlet's own. A policy Jolokia cannot find would allow everything:
-            // a missing one fails here instead.
+            // A context parameter outranks the servlet's own; a policy Jolokia cannot find would allow everything.
             String policy = readOnly ? READ_ONLY_POLICY : FULL_ACCESS_POLICY;
             context.setInitParameter("policyLocation", Objects.requireNonNull(HawtioConsole.class.getResource(policy),
                     policy + " is not on the classpath").toString());
@@ -86,8 +78,7 @@ final class HawtioConsole {
             context.setContextPath("/hawtio");
             context.setWar(war.toString()); // Jetty unpacks it into the temporary directory below
             context.setParentLoaderPriority(false);
-            // One logging set-up for the whole agent: the WAR's SLF4J is the agent's, and its Log4j (which nothing
-            // in the WAR calls directly) never loads, as the agent has none.
+            // One logging set-up: the WAR's SLF4J is the agent's; its Log4j (never called directly) never loads.
             context.addProtectedClassMatcher(new ClassMatcher("org.slf4j.", "org.apache.logging.log4j."));
             context.setThrowUnavailableOnStartupException(true);
             context.setTempDirectory(dir.resolve(".jetty").toFile());

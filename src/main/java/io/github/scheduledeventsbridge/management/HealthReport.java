@@ -26,10 +26,7 @@ record HealthReport(boolean up, String json) {
     /** Details that only repeat the check's id, group and kind. */
     private static final Set<String> REPEATED = Set.of(HealthCheck.CHECK_ID, HealthCheck.CHECK_GROUP, HealthCheck.CHECK_KIND);
 
-    /**
-     * Checks are invoked afresh. {@code details} false gives the status alone, {@code {"status":"UP"}}: what
-     * anonymous probes get, naming no sink, route or reason.
-     */
+    /** Invoked afresh; without {@code details} the status alone, what anonymous probes get. */
     static HealthReport of(CamelContext context, HealthCheck.Kind kind, boolean details) {
         boolean running = context.getStatus().isStarted();
         // Exposure level "full": Camel's default would show the first check only while all are UP.

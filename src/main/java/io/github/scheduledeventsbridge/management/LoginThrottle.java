@@ -9,25 +9,11 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * Bounds password guessing on the management port with budgets of wrong logins, so that neither many addresses
- * nor one address can guess fast, and an operator who logged in before is not locked out by someone else.
- *
- * <ul>
- *   <li><b>Per network and globally.</b> Wrong logins are counted per network (an IPv4 /24, an IPv6 /64, and every
- *   loopback address together: 127.0.0.1, 127.0.0.2, … and ::1 are one network) and for all addresses together.
- *   A network may fail {@value #NETWORK_BURST} times at once, then once per {@link #NETWORK_EVERY}; all networks
- *   together {@value #GLOBAL_BURST} times, then once per {@link #GLOBAL_EVERY}. While either budget of a request is
- *   spent, its credentials are not checked at all (the right password included: 429 with Retry-After), so guessing
- *   from rotating source addresses gains nothing.</li>
- *   <li><b>Known addresses.</b> An address that logged in correctly in the last {@link #TRUST_FOR} (the operator's
- *   tunnel, the metrics scraper) has a budget of its own instead ({@value #NETWORK_BURST} at once, then one per
- *   {@link #NETWORK_EVERY}): failures elsewhere, on its network included, never hold it back. Only failures from
- *   that very address can, because nothing tells two clients on one address apart before their password is
- *   checked.</li>
- *   <li>Memory is bounded: at most {@value #MAX_REMEMBERED} networks and as many known addresses, the least
- *   recently seen forgotten first; a forgotten network's budget is full again, which the global budget bounds.</li>
- * </ul>
- * A budget is a token bucket held as the time at which it would be full again (GCRA): one number per entry.
+ * Budgets of wrong logins on the management port (token buckets held as the time each is full again, GCRA): per
+ * network (IPv4 /24, IPv6 /64, all of loopback as one) and globally, so rotating source addresses gain nothing.
+ * While a budget is spent, credentials are not checked at all (429). An address that logged in within
+ * {@link #TRUST_FOR} has a budget of its own, so others' failures never lock out the operator. At most
+ * {@value #MAX_REMEMBERED} networks and known addresses are remembered, the least recently seen forgotten first.
  */
 final class LoginThrottle {
 
@@ -39,19 +25,13 @@ final class LoginThrottle {
     static final int MAX_REMEMBERED = 10_000;
 
     private final LongSupplier nanoClock;
-    /** Network → when its budget is full again (nanoTime). Access order: the eldest is the least recently seen. */
-    private final Map<String, Long> networks = new LinkedHashMap<>(64, 0.75f, true);
+    /** Network → when its budget is full again (nanoTime). */
+    private final Map<String, Long> networks = leastRecentlySeenForgotten();
     /** Address with a recent good login → its own budget. */
-    private final Map<String, Known> known = new LinkedHashMap<>(16, 0.75f, true);
+    private final Map<String, Known> known = leastRecentlySeenForgotten();
     private Long global;
 
-    private static final class Known {
-        long lastGood;
-        Long fullAt;
-    }
-
-    LoginThrottle() {
-        this(System::nanoTime);
+    private record Known(long lastGood, Long fullAt) {
     }
 
     LoginThrottle(LongSupplier nanoClock) {
@@ -73,34 +53,25 @@ final class LoginThrottle {
         long now = nanoClock.getAsLong();
         Known own = known(address, now);
         if (own != null) {
-            own.fullAt = spend(own.fullAt, NETWORK_EVERY, now);
+            known.put(address, new Known(own.lastGood, spend(own.fullAt, NETWORK_EVERY, now)));
             return;
         }
         networks.put(network(address), spend(networks.get(network(address)), NETWORK_EVERY, now));
         global = spend(global, GLOBAL_EVERY, now);
-        forgetEldest(networks);
     }
 
     /** A good login: the address is known from now on (for {@link #TRUST_FOR}). */
     synchronized void succeeded(String address) {
         long now = nanoClock.getAsLong();
         Known own = known(address, now);
-        if (own == null) {
-            own = new Known();
-            known.put(address, own);
-            forgetEldest(known);
-        }
-        own.lastGood = now;
+        known.put(address, new Known(now, own == null ? null : own.fullAt));
     }
 
     synchronized int rememberedNetworks() {
         return networks.size();
     }
 
-    /**
-     * The network an address counts in: IPv4 /24, IPv6 /64, and all of loopback as one (any local process can pick
-     * any 127.x.y.z source address). Something that is not an address literal counts on its own.
-     */
+    /** Loopback is one network: any local process can pick any 127.x.y.z. Not an address literal: on its own. */
     static String network(String address) {
         if (address == null || address.isEmpty()
                 || !address.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == '.' || c == ':' || c == '%')) {
@@ -137,9 +108,13 @@ final class LoginThrottle {
         return (fullAt == null || fullAt - now < 0 ? now : fullAt) + every.toNanos();
     }
 
-    private static void forgetEldest(Map<String, ?> remembered) {
-        if (remembered.size() > MAX_REMEMBERED) {
-            remembered.remove(remembered.keySet().iterator().next());
-        }
+    /** Access order: the eldest entry is the least recently seen. */
+    private static <V> Map<String, V> leastRecentlySeenForgotten() {
+        return new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+                return size() > MAX_REMEMBERED;
+            }
+        };
     }
 }

@@ -14,30 +14,39 @@ import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Routes the management port. With credentials configured, every path needs them except the two probes
- * ({@code /observe/health/live} and {@code /ready}), which answer {@code {"status":"UP"}} (or DOWN) to anyone;
- * their details ({@code ?details}) and {@code /observe/health} need the login. Wrong logins are throttled
- * ({@link LoginThrottle}); requests from another origin are refused ({@link SameOrigin}).
+ * Routes the management port. With credentials configured (HTTP Basic, compared in constant time), every path
+ * needs them except the status of the two probes; wrong logins are throttled ({@link LoginThrottle}); requests from
+ * another origin are refused.
  */
 final class ManagementHandler extends Handler.Abstract {
 
+    private static final String CHALLENGE = "Basic realm=\"scheduled-events-bridge\", charset=\"UTF-8\"";
     private static final Logger LOG = LoggerFactory.getLogger(ManagementHandler.class);
     private static final long LOG_REFUSALS_EVERY_MS = 10_000;
 
+    private enum Login { NOT_REQUIRED, ACCEPTED, MISSING, WRONG }
+
     private final CamelContext context;
-    private final BasicAuth auth;
+    /** SHA-256 of {@code username:password}; null when no username is configured and every request passes. */
+    private final byte[] expected;
     private final HawtioConsole console;
     private final AtomicLong lastRefusalLogged = new AtomicLong();
-    private final LoginThrottle throttle = new LoginThrottle();
+    private final LoginThrottle throttle = new LoginThrottle(System::nanoTime);
 
-    ManagementHandler(CamelContext context, BasicAuth auth, HawtioConsole console) {
+    ManagementHandler(CamelContext context, String username, String password, HawtioConsole console) {
         this.context = context;
-        this.auth = auth;
+        this.expected = username.isEmpty() ? null : sha256(username + ":" + password);
         this.console = console;
     }
 
@@ -45,22 +54,22 @@ final class ManagementHandler extends Handler.Abstract {
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         String path = request.getHttpURI().getCanonicalPath();
         path = path == null ? "" : path;
-        if (!SameOrigin.allows(request)) {
+        if (!sameOrigin(request)) {
             return text(response, callback, HttpStatus.FORBIDDEN_403, "Cross-origin requests are refused.\n");
         }
         String address = Request.getRemoteAddr(request);
-        if (auth.required() && request.getHeaders().contains(HttpHeader.AUTHORIZATION)) {
+        if (expected != null && request.getHeaders().contains(HttpHeader.AUTHORIZATION)) {
             Duration wait = throttle.retryAfter(address);
             if (!wait.isZero()) {
                 return tooManyAttempts(response, callback, wait);
             }
         }
-        BasicAuth.Outcome outcome = auth.check(request);
-        boolean authorized = outcome == BasicAuth.Outcome.ACCEPTED || outcome == BasicAuth.Outcome.NOT_REQUIRED;
-        if (outcome == BasicAuth.Outcome.WRONG) {
+        Login login = login(request);
+        boolean authorized = login == Login.ACCEPTED || login == Login.NOT_REQUIRED;
+        if (login == Login.WRONG) {
             throttle.failed(address);
             logRefusal(request, path);
-        } else if (outcome == BasicAuth.Outcome.ACCEPTED) {
+        } else if (login == Login.ACCEPTED) {
             throttle.succeeded(address);
             HttpPort.vouch(request); // an operator's request: never closed as idle while it is answered
         }
@@ -93,6 +102,71 @@ final class ManagementHandler extends Handler.Abstract {
             default -> text(response, callback, HttpStatus.NOT_FOUND_404, "Not found. Try /observe/health/live, "
                     + "/observe/health/ready, /observe/health, /metrics" + (console == null ? "" : " or /hawtio/") + ".\n");
         };
+    }
+
+    private Login login(Request request) {
+        if (expected == null) {
+            return Login.NOT_REQUIRED;
+        }
+        String header = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+        if (header == null || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
+            return Login.MISSING;
+        }
+        try {
+            byte[] decoded = Base64.getDecoder().decode(header.substring(6).trim());
+            return MessageDigest.isEqual(expected, sha256(new String(decoded, StandardCharsets.UTF_8)))
+                    ? Login.ACCEPTED : Login.WRONG;
+        } catch (IllegalArgumentException e) {
+            return Login.WRONG;
+        }
+    }
+
+    private static byte[] sha256(String value) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * No {@code Origin}, or one naming this server as the browser reached it: another site in the operator's browser
+     * can neither read the console nor ride on its cached login (a {@code no-cors} POST to Jolokia needs no CORS
+     * answer to take effect). The scheme is not compared (a TLS proxy in front); a cross-site page cannot send
+     * {@code X-Forwarded-Host} without a preflight, which is refused. See docs/security.md.
+     */
+    private static boolean sameOrigin(Request request) {
+        String origin = request.getHeaders().get(HttpHeader.ORIGIN);
+        if (origin == null) {
+            return true;
+        }
+        if (origin.isBlank() || origin.trim().equals("null")) {
+            return false;
+        }
+        String forwarded = request.getHeaders().get(HttpHeader.X_FORWARDED_HOST);
+        return matches(origin, request.getHeaders().get(HttpHeader.HOST))
+                || (forwarded != null && matches(origin, forwarded.split(",")[0]));
+    }
+
+    private static boolean matches(String origin, String host) {
+        if (host == null || host.isBlank()) {
+            return false;
+        }
+        try {
+            URI from = new URI(origin.trim());
+            URI self = new URI("http://" + host.trim());
+            if (from.getHost() == null || !from.getHost().equalsIgnoreCase(self.getHost())) {
+                return false;
+            }
+            if (self.getPort() < 0) {
+                return true;
+            }
+            int fromPort = from.getPort() >= 0 ? from.getPort()
+                    : "https".equalsIgnoreCase(from.getScheme()) ? 443 : 80;
+            return fromPort == self.getPort();
+        } catch (URISyntaxException e) {
+            return false;
+        }
     }
 
     private boolean health(Response response, Callback callback, HealthCheck.Kind kind, boolean details, boolean head) {
@@ -129,7 +203,7 @@ final class ManagementHandler extends Handler.Abstract {
     }
 
     private static boolean challenge(Response response, Callback callback) {
-        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, BasicAuth.CHALLENGE);
+        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, CHALLENGE);
         return text(response, callback, HttpStatus.UNAUTHORIZED_401, "Authentication required.\n");
     }
 

@@ -15,18 +15,10 @@ import java.time.Duration;
 import java.util.Arrays;
 
 /**
- * The operators' HTTP port: {@code /observe/health} (with {@code /live} and {@code /ready}), {@code /metrics}
- * (Prometheus) and the Hawtio console at {@code /hawtio}, on the agent's one HTTP stack ({@link HttpPort}). It starts with the
- * CamelContext and stops with it. What it shows is Camel's: the health checks registered with Camel, the
- * Prometheus registry that {@code camel.metrics.*} sets up, the MBeans of camel-management.
- *
- * <p>Never open to the world by accident: without {@code bridge.management.username}/{@code password} it listens
- * on 127.0.0.1 only, whatever {@code bridge.management.host} says, and the console is off. With credentials,
- * everything but the two probes' status needs HTTP Basic authentication, and the console is read-only unless
- * {@code bridge.management.read-only=false} (then it can read every secret and call any MBean).
- *
- * <p>A management port already in use does not stop the agent: delivering events matters more than observing
- * them, so the failure is logged as an error and the agent runs on without this server.
+ * The operators' HTTP port: {@code /observe/health} (with {@code /live} and {@code /ready}), {@code /metrics} and the
+ * Hawtio console at {@code /hawtio}, showing Camel's health checks, Prometheus registry and MBeans. Without
+ * credentials it listens on 127.0.0.1 only and the console is off (docs/security.md). A port already in use is
+ * logged as an error and the agent runs on: delivering events matters more than observing them.
  */
 public final class ManagementServer extends ServiceSupport {
 
@@ -47,23 +39,14 @@ public final class ManagementServer extends ServiceSupport {
         this.host = host;
     }
 
-    /**
-     * Binds the server in {@code context}'s registry ({@link #startIfInstalled} starts it). Disabled, there is
-     * no server; without credentials (no console) or disabled, Camel registers no MBeans. Called before the context
-     * starts.
-     */
+    /** Binds the server in the registry before the context starts; without a console, Camel keeps no MBeans. */
     public static void install(CamelContext context, ManagementSettings settings) {
+        if (!settings.enabled() || !settings.credentials()) {
+            context.disableJMX(); // Hawtio is their only reader: 5 to 16 MB saved (BENCHMARKS.md "Footprint")
+        }
         if (!settings.enabled()) {
-            // Nothing would read Camel's MBeans (route and processor statistics): not keeping them saves ~16 MB.
-            context.disableJMX();
             LOG.info("Management server off (bridge.management.enabled=false), and Camel's JMX MBeans with it");
             return;
-        }
-        if (!settings.credentials()) {
-            // Hawtio (the only reader of Camel's MBeans here) needs credentials; without it they would be ~5 MiB of
-            // heap and metadata on every VM that nobody reads (BENCHMARKS.md "Footprint"). Health and /metrics do
-            // not use them.
-            context.disableJMX();
         }
         String host = settings.host();
         if (!settings.credentials() && !isLoopback(host)) {
@@ -81,10 +64,7 @@ public final class ManagementServer extends ServiceSupport {
         context.getRegistry().bind(BEAN_NAME, new ManagementServer(context, settings, host));
     }
 
-    /**
-     * Starts the installed server, if any, to stop with the context. Called once the poll has started: Jetty
-     * takes ~0.4 s to start, which would otherwise delay the first IMDS request on every boot.
-     */
+    /** Called once the poll has started: Jetty's ~0.4 s start would otherwise delay the first IMDS request. */
     public static void startIfInstalled(CamelContext context) {
         ManagementServer server = context.getRegistry().lookupByNameAndType(BEAN_NAME, ManagementServer.class);
         if (server != null) {
@@ -109,11 +89,10 @@ public final class ManagementServer extends ServiceSupport {
     @Override
     protected void doStart() {
         HawtioConsole hawtio = settings.credentials() ? new HawtioConsole(settings.readOnly()) : null;
-        // Hawtio's Jolokia posts its requests; a megabyte is far more than it sends. 10 s from connecting (or the
-        // previous answer) to a whole request, also how long a kept-alive connection may idle.
+        // A megabyte is far more than Jolokia posts; 10 s to send a whole request, or to idle between two.
         HttpPort http = new HttpPort("management", host, settings.port(),
                 PortLimits.of(settings.maxConnections(), 1024 * 1024, Duration.ofSeconds(10)), 16,
-                new ManagementHandler(context, new BasicAuth(settings.username(), settings.password()), hawtio));
+                new ManagementHandler(context, settings.username(), settings.password(), hawtio));
         try {
             http.start();
         } catch (RuntimeException e) {
