@@ -7,7 +7,10 @@ import io.github.scheduledeventsbridge.config.ConfigKeys;
 import io.github.scheduledeventsbridge.logging.BridgeLogging;
 import io.github.scheduledeventsbridge.logging.LineFormatter;
 import io.github.scheduledeventsbridge.platform.Platform;
+import org.apache.camel.CamelContext;
+import org.apache.camel.main.DefaultRoutesCollector;
 import org.apache.camel.main.Main;
+import org.apache.camel.spi.Resource;
 import org.apache.camel.util.ObjectHelper;
 import org.apache.hc.core5.ssl.SSLContexts;
 
@@ -17,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -155,8 +159,21 @@ public final class BridgeApplication {
     public static Main newMain() {
         Main main = new Main();
         BridgeConfiguration.all().forEach(main.configure()::addConfiguration);
+        main.setRoutesCollector(routeFiles());
         main.setPropertyPlaceholderLocations(locations(Platform.current()));
         return main;
+    }
+
+    /** Camel's own, given the route locations trimmed: it would take " classpath:…" after a comma for a scheme. */
+    static DefaultRoutesCollector routeFiles() {
+        return new DefaultRoutesCollector() {
+            @Override
+            public Collection<Resource> findRouteResourcesFromDirectory(CamelContext context, String exclude,
+                                                                         String include) {
+                return super.findRouteResourcesFromDirectory(context, exclude,
+                        include == null ? null : include.strip().replaceAll("\\s*,\\s*", ","));
+            }
+        };
     }
 
     /** Camel lets the first location that defines a key win, so the most specific file comes first. */

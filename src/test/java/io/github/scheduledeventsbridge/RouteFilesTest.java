@@ -16,10 +16,13 @@ import org.apache.camel.main.DefaultRoutesCollector;
 import org.apache.camel.spi.Resource;
 import org.junit.jupiter.api.Test;
 
-/** The route files are named one by one: Camel resolves exact names directly, where a wildcard scans the fat jar. */
+/**
+ * The route files are named one by one: Camel resolves exact names directly, where a wildcard scans the fat jar; an
+ * operator's list may have spaces after its commas.
+ */
 class RouteFilesTest {
 
-    private final DefaultRoutesCollector collector = new DefaultRoutesCollector();
+    private final DefaultRoutesCollector collector = BridgeApplication.routeFiles();
 
     @Test
     void theShippedIncludePatternNamesEveryRouteFileOfTheProject() throws IOException {
@@ -40,7 +43,7 @@ class RouteFilesTest {
     void exactNamesAreResolvedWithoutAScanAndWildcardsStillScan() throws Exception {
         try (DefaultCamelContext context = new DefaultCamelContext()) {
             assertThat(names(collector.findRouteResourcesFromDirectory(context, null,
-                    "classpath:routes/poll.yaml,classpath:routes/dispatch.yaml")))
+                    " classpath:routes/poll.yaml , classpath:routes/dispatch.yaml")))
                     .as("resolved as named; a scan would name each file by where it found it")
                     .containsExactly("classpath:routes/poll.yaml", "classpath:routes/dispatch.yaml");
             assertThat(collector.findRouteResourcesFromDirectory(context, null, "classpath:routes/*.yaml"))
