@@ -13,9 +13,9 @@ import java.util.Optional;
 
 /**
  * What the agent needs to know of the system it runs on, in one place: where its files go by default, how its
- * environment is read, how it learns the boot time and its host name, how it runs commands. The agent takes {@link #current()} (or a "platform" bean a test
- * binds: Windows on an in-memory file system); what making files durable and private takes is decided by the file
- * system itself ({@link FileRules}).
+ * environment is read, how it learns the boot time and its host name, whether it is Windows. The agent takes
+ * {@link #current()} (or a "platform" bean a test binds: Windows on an in-memory file system); what making files
+ * durable and private takes is decided by the file system itself ({@link FileRules}).
  */
 public final class Platform {
 
