@@ -19,21 +19,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The approval port: the agent's one HTTP stack ({@link HttpPort}, its connection policy and limits) in front of
- * the {@code direct:approval-*} routes. Every byte that arrives is bounded before Camel sees it:
- * <ul>
- *   <li>at most {@code bridge.approval.max-connections} open connections; at the cap the oldest idle one is
- *       closed, never one whose request has arrived (a signed request is answered, whoever holds idle
- *       connections), and a quarter of them at most per client address;</li>
- *   <li>one request per connection, which must arrive whole (headers and body) within
- *       {@code bridge.approval.request-timeout}, else the connection is closed;</li>
- *   <li>a body over 64 KiB is refused with 413 as soon as it is announced or counted, never buffered, so
- *       max-connections × 64 KiB bounds the request memory (4 MiB by default);</li>
- *   <li>HTTP/1.1 only (no ALPN, no h2c upgrade), 8 KiB of request line and headers;</li>
- *   <li>every answer is JSON and closes the connection.</li>
- * </ul>
- * The checks that decide (signature, timestamp, replay, shape, event) stay in the routes and {@link ApprovalGate}.
- * The route sees the raw body bytes, the two signature headers and the client's address, nothing else the client sent.
+ * The approval port: the agent's one HTTP stack ({@link HttpPort}) in front of the {@code direct:approval-*} routes,
+ * every byte bounded before Camel sees it (docs/security.md); every answer is JSON and closes the connection. The
+ * route sees the raw body, the two signature headers and the client's address, nothing else the client sent; the
+ * checks that decide stay in the routes and {@link ApprovalGate}.
  */
 public final class ApprovalServer extends Handler.Abstract implements HttpPort.Observer {
 
@@ -58,8 +47,7 @@ public final class ApprovalServer extends Handler.Abstract implements HttpPort.O
         this.tls = tls;
         this.audit = audit;
         this.dispatcher = new ApprovalDispatcher(context);
-        // Once a request is in, the connection also waits for IMDS; so may a thread (8: approvals are few, and the
-        // threads that read other connections must stay free).
+        // An answer may wait for IMDS, and so may a thread: 8, approvals are few and the reading threads stay free.
         PortLimits limits = PortLimits.of(listener.maxConnections(), ApprovalGate.MAX_BODY_BYTES, listener.requestTimeout())
                 .answeringWithin(listener.requestTimeout().plus(Duration.ofMillis(imdsTimeoutMs + 5_000)));
         this.port = new HttpPort("approval", listener.host(), listener.port(), limits, 8, this)
@@ -132,8 +120,7 @@ public final class ApprovalServer extends Handler.Abstract implements HttpPort.O
             response.getHeaders().put(HttpHeader.ALLOW, expected);
             refuse(response, callback, client, 405, "use " + expected + " " + path);
         } else {
-            // Bounded by the port (64 KiB, refused while it grows: the port answers, audits and counts the
-            // 413 as it does its other refusals); read without holding a thread.
+            // Bounded by the port (its 413 audited and counted as every refusal); read without holding a thread.
             Content.Source.asByteArrayAsync(request, -1).whenComplete((body, failure) -> {
                 if (failure != null) {
                     callback.failed(failure);

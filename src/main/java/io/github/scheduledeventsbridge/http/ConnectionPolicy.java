@@ -3,7 +3,6 @@ package io.github.scheduledeventsbridge.http;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.SocketChannelEndPoint;
-import org.eclipse.jetty.io.ssl.SslConnection;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.util.thread.Scheduler;
 import org.slf4j.Logger;
@@ -19,36 +18,23 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The one connection policy of every listening port. A port is hostile input, and a stranger must not be able to
- * hold it against an operator, a load balancer's probe or a metrics scraper:
- * <ul>
- *   <li>A connection is <em>idle</em> from its accept (or its previous answer) until its whole request has arrived,
- *       or until the port vouched for it ({@link #vouch}, e.g. once its credentials were checked); then it is
- *       <em>answering</em> until the answer is written.</li>
- *   <li>An idle connection has {@link PortLimits#requestTimeout()}; then it is closed without an answer.</li>
- *   <li>At {@link PortLimits#maxPerClient()} connections from one address, that address's oldest idle connection is
- *       closed; at {@link PortLimits#maxConnections()}, the oldest idle connection of anyone. Never one that is
- *       answering, never the one just accepted (only when every other connection is answering and twice the cap
- *       is open does the new one go).</li>
- *   <li>A connection is read before the next one is accepted (the acceptor waits until the previous accept was
- *       opened and registered for reading): a connect flood cannot push a probe that already sent its request out
- *       before it is read, and the kernel's accept queue holds the flood, not the agent.</li>
- * </ul>
+ * The one connection policy of every listening port, as docs/security.md ("Every port: one connection policy")
+ * describes it: an idle connection (its whole request not yet arrived, or not vouched for) has a request deadline;
+ * at a cap the oldest idle connection goes; the next connection is accepted once the previous one is read.
  */
 final class ConnectionPolicy implements Connection.Listener {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionPolicy.class);
-    private static final long ACCEPT_FAILURE_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final String port;
-    private final PortLimits limits;
+    final PortLimits limits;
     private final Scheduler scheduler;
-    private final HttpPort.Observer observer;
+    final HttpPort.Observer observer;
     /** Open network connections in the order they were opened. */
     private final LinkedHashMap<EndPoint, Tracked> open = new LinkedHashMap<>();
     private final Map<String, Integer> perClient = new HashMap<>();
     private final Semaphore opened = new Semaphore(1);
-    private long lastAcceptFailureLogged;
+    private long nextAcceptFailureLog = System.nanoTime();
 
     static final class Tracked {
         final EndPoint endPoint;
@@ -63,22 +49,11 @@ final class ConnectionPolicy implements Connection.Listener {
         }
     }
 
-    private record Closing(Tracked connection, String reason) {
-    }
-
     ConnectionPolicy(String port, PortLimits limits, Scheduler scheduler, HttpPort.Observer observer) {
         this.port = port;
         this.limits = limits;
         this.scheduler = scheduler;
         this.observer = observer;
-    }
-
-    /** Marks the request's connection as answering: the port trusts it (e.g. its credentials were right). */
-    static void vouch(Request request) {
-        ConnectionPolicy policy = request.getConnectionMetaData().getConnector().getBean(ConnectionPolicy.class);
-        if (policy != null) {
-            policy.answering(policy.tracked(request));
-        }
     }
 
     @Override
@@ -88,7 +63,7 @@ final class ConnectionPolicy implements Connection.Listener {
             return;
         }
         Tracked added = new Tracked(endPoint, client(endPoint));
-        List<Closing> closing = new ArrayList<>(2);
+        List<Runnable> closing = new ArrayList<>(2);
         synchronized (this) {
             open.put(endPoint, added);
             if (perClient.merge(added.client, 1, Integer::sum) > limits.maxPerClient()) {
@@ -99,24 +74,20 @@ final class ConnectionPolicy implements Connection.Listener {
             }
             if (open.size() > 2 * limits.maxConnections()) {
                 forget(added);
-                closing.add(new Closing(added, "every connection is being answered"));
+                closing.add(() -> close(added, "every connection is being answered"));
             } else {
                 added.deadline = scheduler.schedule(() -> expire(added), limits.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
             }
         }
         opened.release();
-        closing.forEach(this::close);
+        closing.forEach(Runnable::run);
     }
 
     @Override
-    public void onClosed(Connection connection) {
-        if (connection.getEndPoint() instanceof SocketChannelEndPoint endPoint) {
-            synchronized (this) {
-                Tracked tracked = open.get(endPoint);
-                if (tracked != null) {
-                    forget(tracked);
-                }
-            }
+    public synchronized void onClosed(Connection connection) {
+        Tracked tracked = open.get(connection.getEndPoint());
+        if (tracked != null) {
+            forget(tracked);
         }
     }
 
@@ -128,29 +99,22 @@ final class ConnectionPolicy implements Connection.Listener {
 
     /** Accepting failed (most likely out of file descriptors): frees the oldest idle connection's. */
     void acceptFailed(Throwable failure) {
-        List<Closing> closing = new ArrayList<>(1);
-        boolean log;
+        List<Runnable> closing = new ArrayList<>(1);
         synchronized (this) {
             evictOldestIdle(null, null, closing, "no file descriptor left to accept another");
             long now = System.nanoTime();
-            log = lastAcceptFailureLogged == 0 || now - lastAcceptFailureLogged > ACCEPT_FAILURE_LOG_NANOS;
-            if (log) {
-                lastAcceptFailureLogged = now;
+            if (now - nextAcceptFailureLog >= 0) { // one line a minute
+                nextAcceptFailureLog = now + TimeUnit.MINUTES.toNanos(1);
+                LOG.warn("The {} port could not accept a connection ({}); the oldest idle one was closed", port, failure.toString());
             }
         }
-        if (log) {
-            LOG.warn("The {} port could not accept a connection ({}); the oldest idle one was closed", port, failure.toString());
-        }
-        closing.forEach(this::close);
+        closing.forEach(Runnable::run);
     }
 
     /** The request's connection, or null once it was closed. */
     synchronized Tracked tracked(Request request) {
         EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
-        if (endPoint instanceof SslConnection.SslEndPoint tls) {
-            endPoint = tls.getSslConnection().getEndPoint();
-        }
-        return open.get(endPoint);
+        return open.get(endPoint instanceof EndPoint.Wrapper tls ? tls.unwrap() : endPoint); // TLS: the network one
     }
 
     synchronized void answering(Tracked tracked) {
@@ -175,15 +139,15 @@ final class ConnectionPolicy implements Connection.Listener {
             }
             forget(tracked);
         }
-        close(new Closing(tracked, "no whole request within " + limits.requestTimeout().toMillis() + " ms"));
+        close(tracked, "no whole request within " + limits.requestTimeout().toMillis() + " ms");
     }
 
     /** The oldest idle connection (of {@code client}, or of anyone when null) other than {@code spared}, forgotten. */
-    private void evictOldestIdle(Tracked spared, String client, List<Closing> closing, String reason) {
+    private void evictOldestIdle(Tracked spared, String client, List<Runnable> closing, String reason) {
         for (Tracked candidate : open.values()) {
             if (candidate != spared && !candidate.answering && (client == null || client.equals(candidate.client))) {
                 forget(candidate);
-                closing.add(new Closing(candidate, reason));
+                closing.add(() -> close(candidate, reason));
                 return;
             }
         }
@@ -198,9 +162,9 @@ final class ConnectionPolicy implements Connection.Listener {
         }
     }
 
-    private void close(Closing closing) {
-        closing.connection().endPoint.close();
-        observer.closedUnanswered(closing.connection().client, closing.reason());
+    private void close(Tracked tracked, String reason) {
+        tracked.endPoint.close();
+        observer.closedUnanswered(tracked.client, reason);
     }
 
     private static String client(EndPoint endPoint) {

@@ -21,25 +21,18 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
- * One listening port of the agent (approval, drain, management, simulator): an embedded Jetty with one HTTP/1.1
- * connector, its own small thread pool and the {@link ConnectionPolicy} every port shares, started and stopped as
- * a Camel service. What a port answers is its {@link Handler}; what reaches it is bounded here: connections
- * ({@link PortLimits}), 8 KiB of headers (431), the body ({@code maxBodyBytes}, 413 as soon as it is announced
- * or counted), HTTP/1.1 only. Refusals made before the handler are JSON {@code {"error": …}}, told to the
- * port's {@link Observer}.
+ * One listening port (approval, drain, management, simulator) as a Camel service: an embedded Jetty with one
+ * HTTP/1.1 connector bounded by {@link PortLimits} and the {@link ConnectionPolicy}; refusals made before the
+ * port's {@link Handler} are JSON {@code {"error": …}}, told to its {@link Observer}.
  */
 public final class HttpPort extends ServiceSupport {
 
     /** What a port wants to know about the requests and connections refused before its handler saw them. */
     public interface Observer {
-        Observer NONE = new Observer() {
-        };
-
         /** Answered by the server itself: request line or headers too long, body too large, not HTTP/1.1. */
         default void refused(String client, int status, String reason) {
         }
@@ -51,6 +44,13 @@ public final class HttpPort extends ServiceSupport {
 
     /** A keystore with the server's key and certificate. */
     public record Tls(Path keystore, String password, String type) {
+        SslContextFactory.Server context() {
+            SslContextFactory.Server ssl = new SslContextFactory.Server();
+            ssl.setKeyStorePath(keystore.toString());
+            ssl.setKeyStorePassword(password);
+            ssl.setKeyStoreType(type);
+            return ssl;
+        }
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -64,7 +64,8 @@ public final class HttpPort extends ServiceSupport {
     private final int threads;
     private final Handler handler;
     private Tls tls;
-    private Observer observer = Observer.NONE;
+    private Observer observer = new Observer() {
+    };
     private Server server;
     private volatile int port = -1;
 
@@ -95,7 +96,8 @@ public final class HttpPort extends ServiceSupport {
 
     /** Marks the request's connection as trusted (e.g. authenticated): never closed as idle while answered. */
     public static void vouch(Request request) {
-        ConnectionPolicy.vouch(request);
+        ConnectionPolicy policy = request.getConnectionMetaData().getConnector().getBean(ConnectionPolicy.class);
+        policy.answering(policy.tracked(request));
     }
 
     /** Writes a JSON answer; {@code close} ends the connection after it. */
@@ -110,14 +112,10 @@ public final class HttpPort extends ServiceSupport {
     /** Writes a whole answer in UTF-8 with its length; a null body is an empty one, without a content type. */
     public static void send(Response response, Callback callback, int status, String contentType, String body) {
         response.setStatus(status);
-        if (body == null) {
-            response.write(true, null, callback);
-            return;
+        if (body != null) {
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
         }
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
-        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
-        response.write(true, ByteBuffer.wrap(bytes), callback);
+        response.write(true, body == null ? null : StandardCharsets.UTF_8.encode(body), callback); // one write: Jetty sends its length
     }
 
     /** {@code {"error": reason}}. */
@@ -133,55 +131,34 @@ public final class HttpPort extends ServiceSupport {
         pool.setReservedThreads(0);
         ScheduledExecutorScheduler scheduler = new ScheduledExecutorScheduler(name + "-http-timer", true);
         Server jetty = new Server(pool, scheduler, BUFFERS);
-        jetty.setErrorHandler(new JsonErrors(observer, limits));
+        jetty.setErrorHandler(new JsonErrors());
         jetty.setStopTimeout(5_000);
-        jetty.setStopAtShutdown(false);
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
-        http.setSendXPoweredBy(false);
         http.setSendDateHeader(false);
-        http.setRequestHeaderSize(limits.maxHeaderBytes());
+        http.setRequestHeaderSize(8 * 1024); // request line and headers: 431 beyond (414 for the line alone)
         HttpConnectionFactory http11 = new HttpConnectionFactory(http);
         ConnectionPolicy connections = new ConnectionPolicy(name, limits, scheduler, observer);
         ReadBeforeAccepting connector = tls == null ? new ReadBeforeAccepting(jetty, connections, http11)
-                : new ReadBeforeAccepting(jetty, connections, new SslConnectionFactory(sslContext(tls), http11.getProtocol()), http11);
+                : new ReadBeforeAccepting(jetty, connections, new SslConnectionFactory(tls.context(), http11.getProtocol()), http11);
         connector.setHost(host);
         connector.setPort(requestedPort);
         connector.setIdleTimeout(limits.idleTimeout().toMillis());
         connector.setAcceptQueueSize(128);
         connector.addBean(connections);
         jetty.addConnector(connector);
-        jetty.setHandler(new RequestGuard(connections, limits.maxBodyBytes(), observer, handler));
-        try {
-            jetty.start();
-        } catch (Exception e) {
-            try {
-                jetty.stop();
-            } catch (Exception ignored) {
-                // it never started
-            }
-            throw e;
-        }
-        server = jetty;
+        jetty.setHandler(new RequestGuard(connections, handler));
+        server = jetty; // if it fails to start, Camel stops this service, and so Jetty's threads
+        jetty.start();
         port = connector.getLocalPort();
     }
 
     @Override
     protected void doStop() throws Exception {
-        Server jetty = server;
-        server = null;
         port = -1;
-        if (jetty != null) {
-            jetty.stop();
+        if (server != null) {
+            server.stop();
         }
-    }
-
-    private static SslContextFactory.Server sslContext(Tls tls) {
-        SslContextFactory.Server ssl = new SslContextFactory.Server();
-        ssl.setKeyStorePath(tls.keystore().toString());
-        ssl.setKeyStorePassword(tls.password());
-        ssl.setKeyStoreType(tls.type());
-        return ssl;
     }
 
     /** Accepts one connection at a time, each once the previous one was opened for reading (see ConnectionPolicy). */
@@ -221,15 +198,7 @@ public final class HttpPort extends ServiceSupport {
     }
 
     /** Jetty's own refusals (bad request line, headers too large, body too large) as JSON, told to the observer. */
-    private static final class JsonErrors extends ErrorHandler {
-        private final Observer observer;
-        private final PortLimits limits;
-
-        JsonErrors(Observer observer, PortLimits limits) {
-            this.observer = observer;
-            this.limits = limits;
-        }
-
+    private final class JsonErrors extends ErrorHandler {
         @Override
         public boolean handle(Request request, Response response, Callback callback) {
             int status = response.getStatus();

@@ -10,11 +10,9 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * The requests' side of the {@link ConnectionPolicy}, in front of a port's handler: a request is answering once it
- * arrived whole (no body, or its body's last byte was read); its body is bounded (413 as soon as it is announced or
- * counted past the port's limit, never buffered here); once answered, what is left of a body the handler did not
- * read is read and dropped (up to {@value #DISCARD_LIMIT} bytes, within the request deadline) so that the client,
- * still sending, gets to read the answer instead of a reset.
+ * The requests' side of the {@link ConnectionPolicy}: a request is answering once it arrived whole; its body is
+ * bounded (413, never buffered here); once answered, up to {@value #DISCARD_LIMIT} bytes of a body the handler did
+ * not read are dropped, so that a client still sending reads the answer instead of a reset.
  */
 final class RequestGuard extends Handler.Wrapper {
 
@@ -22,13 +20,11 @@ final class RequestGuard extends Handler.Wrapper {
 
     private final ConnectionPolicy policy;
     private final long maxBody;
-    private final HttpPort.Observer observer;
 
-    RequestGuard(ConnectionPolicy policy, long maxBody, HttpPort.Observer observer, Handler handler) {
+    RequestGuard(ConnectionPolicy policy, Handler handler) {
         super(handler);
         this.policy = policy;
-        this.maxBody = maxBody;
-        this.observer = observer;
+        this.maxBody = policy.limits.maxBodyBytes();
     }
 
     static String tooLarge(long maxBody) {
@@ -38,22 +34,16 @@ final class RequestGuard extends Handler.Wrapper {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         ConnectionPolicy.Tracked connection = policy.tracked(request);
-        Callback answered = new Callback.Nested(callback) {
-            @Override
-            public void succeeded() {
-                policy.answered(connection); // a client that goes on sending meets the request deadline again
-                discard(request, DISCARD_LIMIT, super::succeeded);
-            }
-
-            @Override
-            public void failed(Throwable x) {
-                policy.answered(connection);
-                super.failed(x);
-            }
-        };
+        Callback answered = Callback.from(callback.getInvocationType(), () -> {
+            policy.answered(connection); // a client that goes on sending meets the request deadline again
+            discard(request, DISCARD_LIMIT, callback::succeeded);
+        }, failure -> {
+            policy.answered(connection);
+            callback.failed(failure);
+        });
         long announced = request.getLength();
         if (announced > maxBody) {
-            observer.refused(Request.getRemoteAddr(request), HttpStatus.PAYLOAD_TOO_LARGE_413, tooLarge(maxBody));
+            policy.observer.refused(Request.getRemoteAddr(request), HttpStatus.PAYLOAD_TOO_LARGE_413, tooLarge(maxBody));
             HttpPort.json(response, answered, HttpStatus.PAYLOAD_TOO_LARGE_413, HttpPort.errorJson(tooLarge(maxBody)), true);
             return true;
         }
@@ -64,9 +54,8 @@ final class RequestGuard extends Handler.Wrapper {
         return super.handle(new Bounded(request, connection), response, answered);
     }
 
-    /** Reads and drops up to {@code limit} more bytes of the request's body, then runs {@code done}. */
-    private static void discard(Request request, long limit, Runnable done) {
-        long left = limit;
+    /** Reads and drops up to {@code left} more bytes of the request's body, then runs {@code done}. */
+    private static void discard(Request request, long left, Runnable done) {
         while (true) {
             Content.Chunk chunk = request.read();
             if (chunk == null) {

@@ -12,13 +12,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A local stand-in for the Azure Instance Metadata Service (IMDS) that plays scripted Scheduled Events
- * scenarios in accelerated time, so the bridge can be run and tested without an Azure VM.
- *
- * <p>Serves {@code /metadata/scheduledevents} (GET and POST StartRequests), {@code /metadata/instance} and
- * {@code /metadata/instance/compute} with IMDS's status codes and error bodies. The simulated world advances
- * lazily on each request; see {@link SimulatedEvents} for how DocumentIncarnation is counted. Documents carry an
- * {@code ETag} (a hash of their bytes), and a GET whose {@code If-None-Match} names it is answered 304 Not Modified.
+ * A local stand-in for the Azure Instance Metadata Service (IMDS) that plays scripted Scheduled Events scenarios in
+ * accelerated time, so the bridge can be run and tested without an Azure VM: {@link ImdsHandler} answers as IMDS
+ * does, {@link SimulatedEvents} advances the simulated world on each request.
  *
  * <pre>{@code
  * try (ImdsSimulator imds = new ImdsSimulator(ImdsSimulator.Options.defaults().withSpeed(600)).start()) {
@@ -39,13 +35,7 @@ public final class ImdsSimulator implements AutoCloseable {
         this.options = Objects.requireNonNull(options, "options");
     }
 
-    /**
-     * Binds the server and starts the simulated clock: scenario timings count from this moment.
-     *
-     * @return this simulator, for try-with-resources
-     * @throws IOException           if the address cannot be bound
-     * @throws IllegalStateException if already started or closed
-     */
+    /** Binds the server and starts the simulated clock (scenario timings count from now); once, and not once closed. */
     public synchronized ImdsSimulator start() throws IOException {
         if (running != null || closed) {
             throw new IllegalStateException("ImdsSimulator can be started only once");
@@ -117,16 +107,9 @@ public final class ImdsSimulator implements AutoCloseable {
     }
 
     /**
-     * Simulator settings.
-     *
-     * @param host      address to bind; default 127.0.0.1
-     * @param port      port to bind, 0 for an ephemeral one; default 0
-     * @param speed     simulated seconds per real second; default 60 (a 15-minute notice lasts 15 s)
-     * @param vmName    the simulated VM's name, used in Resources and instance metadata; default sim-vm-0
-     * @param scenarios scenario names, played 20 simulated minutes apart in this order; default
-     *                  {@link #DEFAULT_SCENARIOS}; {@code other-vm} is also available
-     * @param loop      after the last scenario start over with fresh EventIds; default true
-     * @param clock     source of "now" for scenario timing and NotBefore; default system UTC
+     * Simulator settings, by {@link #defaults()}: 127.0.0.1, port 0 (an ephemeral one), speed 60 simulated seconds per
+     * real second (a 15-minute notice lasts 15 s), VM sim-vm-0, the {@link #DEFAULT_SCENARIOS} (and {@code other-vm})
+     * played 20 simulated minutes apart in this order, looping with fresh EventIds, the system clock in UTC.
      */
     public record Options(String host, int port, double speed, String vmName, List<String> scenarios, boolean loop,
                           Clock clock) {
