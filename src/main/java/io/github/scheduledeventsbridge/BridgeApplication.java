@@ -24,6 +24,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static java.util.stream.Collectors.joining;
+
 /**
  * Entry point: Camel Main with the configuration sources in docs/configuration.md's order. Every refusal is one line
  * and exit code 2, which systemd does not restart.
@@ -45,7 +47,8 @@ public final class BridgeApplication {
 
     /**
      * Work the first poll waits for, begun on a second thread to overlap with Camel reading its configuration
-     * (BENCHMARKS.md, "Idle CPU and start"): the TLS context Camel's HTTP component builds, the platform MBean server.
+     * (BENCHMARKS.md, "What each design choice bought"): the TLS context Camel's HTTP component builds even for a plain
+     * http IMDS, and the platform MBean server. Both are built once and safe to ask for from two threads.
      */
     private static void warmUp() {
         Thread thread = new Thread(() -> {
@@ -164,14 +167,14 @@ public final class BridgeApplication {
         return main;
     }
 
-    /** Camel's own, given the route locations trimmed: it would take " classpath:…" after a comma for a scheme. */
+    /** Camel's own, given the locations trimmed and without empty ones: it would take " classpath:…" for a scheme. */
     static DefaultRoutesCollector routeFiles() {
         return new DefaultRoutesCollector() {
             @Override
             public Collection<Resource> findRouteResourcesFromDirectory(CamelContext context, String exclude,
                                                                          String include) {
-                return super.findRouteResourcesFromDirectory(context, exclude,
-                        include == null ? null : include.strip().replaceAll("\\s*,\\s*", ","));
+                return super.findRouteResourcesFromDirectory(context, exclude, include == null ? null : Stream.of(
+                        include.split(",")).map(String::strip).filter(s -> !s.isEmpty()).collect(joining(",")));
             }
         };
     }

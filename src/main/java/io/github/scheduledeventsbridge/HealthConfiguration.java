@@ -13,22 +13,14 @@ import io.github.scheduledeventsbridge.health.ReadinessChecks;
 import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
-import io.github.scheduledeventsbridge.state.TransitionJournal;
-import io.github.scheduledeventsbridge.transitions.TransitionLog;
 import org.apache.camel.BindToRegistry;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 
 import java.time.Clock;
 
-/** What the agent tells about itself: the transitions, the outage log, the delivery meters and the readiness checks. */
+/** What the agent tells about itself: the outage log, the delivery meters and the readiness checks. */
 public class HealthConfiguration implements CamelConfiguration {
-
-    /** Logs and counts each transition once: those the last run recorded it logged then. */
-    @BindToRegistry
-    public TransitionLog transitionLog(CamelContext context, TransitionJournal journal) {
-        return new TransitionLog(context, journal.firstSeqOfThisRun());
-    }
 
     @BindToRegistry
     public OutageLog outageLog(CamelContext context, SinkRegistry sinks, Spool spool, PollBackoff pollBackoff, Clock clock,

@@ -13,6 +13,7 @@ import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.ResourceFilter;
 import io.github.scheduledeventsbridge.transitions.TransitionDetector;
+import io.github.scheduledeventsbridge.transitions.TransitionLog;
 import org.apache.camel.BindToRegistry;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
@@ -42,7 +43,8 @@ public class PollConfiguration implements CamelConfiguration {
                 .orElseGet(BridgeConfiguration.platform(context)::bootTime);
         return new TransitionJournal(settings.stateDir(), new TransitionDetector(), new CloudEventFactory(clock, identity),
                 new ResourceFilter(ResourceFilter.mode(settings.filterResources()), identity), clock,
-                new ObservationWatch(ObservationWatch.maxGap(settings.imds().pollInterval()), bootTime, clock), storage);
+                new ObservationWatch(ObservationWatch.maxGap(settings.imds().pollInterval()), bootTime, clock), storage)
+                .loggingTo(new TransitionLog(context)::record);
     }
 
     @BindToRegistry

@@ -18,6 +18,12 @@ public record ConfigurationSources(PropertiesComponent properties, Map<String, S
     private static final String EMBEDDED = "a value set by the program that embeds the agent";
     private static final ConfigKeys KEYS = ConfigKeys.packaged();
 
+    /** Not the environment: it holds secrets (BRIDGE_APPROVAL_SECRET…). */
+    @Override
+    public String toString() {
+        return "ConfigurationSources";
+    }
+
     /** A human description of where the value in effect for {@code key} was set (Camel records each lookup's source). */
     public String origin(String key) {
         String source = properties.getResolvedValue(key).map(PropertiesResolvedValue::source).orElse("");

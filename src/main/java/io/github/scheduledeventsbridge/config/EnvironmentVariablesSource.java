@@ -18,6 +18,12 @@ public record EnvironmentVariablesSource(Map<String, String> environment) implem
         return NAME;
     }
 
+    /** Not the environment: it holds secrets (BRIDGE_APPROVAL_SECRET…). */
+    @Override
+    public String toString() {
+        return getName();
+    }
+
     /** Camel numbers the properties files from 100. */
     @Override
     public int getOrder() {

@@ -100,13 +100,17 @@ final class ConnectionPolicy implements Connection.Listener {
     /** Accepting failed (most likely out of file descriptors): frees the oldest idle connection's. */
     void acceptFailed(Throwable failure) {
         List<Runnable> closing = new ArrayList<>(1);
+        boolean log;
         synchronized (this) {
             evictOldestIdle(null, null, closing, "no file descriptor left to accept another");
             long now = System.nanoTime();
-            if (now - nextAcceptFailureLog >= 0) { // one line a minute
+            log = now - nextAcceptFailureLog >= 0; // one line a minute
+            if (log) {
                 nextAcceptFailureLog = now + TimeUnit.MINUTES.toNanos(1);
-                LOG.warn("The {} port could not accept a connection ({}); the oldest idle one was closed", port, failure.toString());
             }
+        }
+        if (log) { // not under the lock every connection of the port waits for
+            LOG.warn("The {} port could not accept a connection ({}); the oldest idle one was closed", port, failure.toString());
         }
         closing.forEach(Runnable::run);
     }

@@ -44,6 +44,12 @@ public final class HttpPort extends ServiceSupport {
 
     /** A keystore with the server's key and certificate. */
     public record Tls(Path keystore, String password, String type) {
+        /** Not the password. */
+        @Override
+        public String toString() {
+            return "Tls[" + keystore + ", " + type + "]";
+        }
+
         SslContextFactory.Server context() {
             SslContextFactory.Server ssl = new SslContextFactory.Server();
             ssl.setKeyStorePath(keystore.toString());

@@ -42,7 +42,8 @@ public final class ManagementServer extends ServiceSupport {
     /** Binds the server in the registry before the context starts; without a console, Camel keeps no MBeans. */
     public static void install(CamelContext context, ManagementSettings settings) {
         if (!settings.enabled() || !settings.credentials()) {
-            context.disableJMX(); // Hawtio is their only reader: 5 to 16 MB saved (BENCHMARKS.md "Footprint")
+            // Hawtio is their only reader: 5 to 16 MB saved (BENCHMARKS.md, "What each design choice bought").
+            context.disableJMX();
         }
         if (!settings.enabled()) {
             LOG.info("Management server off (bridge.management.enabled=false), and Camel's JMX MBeans with it");

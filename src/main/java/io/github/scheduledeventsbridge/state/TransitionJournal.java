@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -59,12 +60,13 @@ public final class TransitionJournal {
     private ImdsDocument document = ImdsDocument.NONE;
     private boolean hasDocument;
     private long nextSeq = 1;
-    private final long firstSeqOfThisRun;
     private List<OutboundEvent> outbox = List.of();
     /** Keys of listed events approved at IMDS (not dry runs): the drain signal drains for them, also after a restart. */
     private Set<String> approved = Set.of();
     /** Approvals IMDS accepted that could not be written yet: recorded with the next poll. */
     private final List<DetectedTransition> unrecordedApprovals = new ArrayList<>();
+    private Consumer<List<OutboundEvent>> log = recorded -> {
+    };
 
     public TransitionJournal(Path stateDir, TransitionDetector detector, CloudEventFactory factory,
                              ResourceFilter resourceFilter, Clock clock) {
@@ -83,12 +85,15 @@ public final class TransitionJournal {
         this.health = health;
         load(clock);
         nextSeq = aboveEverySpooledMessage(stateDir.resolve("spool"));
-        firstSeqOfThisRun = nextSeq;
     }
 
-    /** Transitions numbered below it were recorded, and logged, by an earlier run. */
-    public long firstSeqOfThisRun() {
-        return firstSeqOfThisRun;
+    /**
+     * Where each transition goes once it is on disk, whoever recorded it (a poll, an approval, an action's outcome):
+     * logged and counted once, neither lost by a stop before the next dispatch nor repeated by one after a restart.
+     */
+    public synchronized TransitionJournal loggingTo(Consumer<List<OutboundEvent>> log) {
+        this.log = log;
+        return this;
     }
 
     /**
@@ -235,12 +240,14 @@ public final class TransitionJournal {
             throw failure;
         }
         health.succeeded(StorageHealth.STATE);
+        long firstNew = nextSeq;
         // Memory follows disk only once the disk has it.
         document = newDocument;
         hasDocument = true;
         nextSeq = newNextSeq;
         outbox = List.copyOf(newOutbox);
         approved = Set.copyOf(newApproved);
+        log.accept(outbox.stream().filter(transition -> transition.seq() >= firstNew).toList());
     }
 
     private void load(Clock clock) {

@@ -26,7 +26,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -247,5 +249,39 @@ class JournalRecoveryTest {
         assertThat(journal.record(document)).extracting(OutboundEvent::seq, OutboundEvent::transition)
                 .containsExactly(tuple(2L, "Approved"));
         assertThat(journal.record(document)).as("recorded once").hasSize(1);
+    }
+
+    @Test
+    @DisplayName("each transition is logged once, when it is on disk: also one recorded just before a stop, not again after it")
+    void eachTransitionIsLoggedOnceWhenItIsOnDisk() throws IOException {
+        List<String> logged = new ArrayList<>();
+        Consumer<List<OutboundEvent>> log = recorded -> recorded.forEach(t -> logged.add(t.seq() + " " + t.transition()));
+        TransitionJournal journal = journal().loggingTo(log);
+        ImdsDocument document = doc(2, scheduledReboot());
+        ScheduledEvent event = document.events().get(0);
+        journal.record(document);
+        journal.record(document);
+        assertThat(logged).as("an outbox handed out again is not logged again").containsExactly("1 Scheduled");
+
+        refuseWrites();
+        journal.recordApproved(List.of(approval(event)));
+        assertThat(logged).as("not on disk yet").containsExactly("1 Scheduled");
+        allowWrites();
+        advance(Duration.ofSeconds(1));
+        journal.record(document);
+        // Recorded, then the agent stops before any dispatch: logged already, not left to the next run's.
+        journal.recordApproved(List.of(approval(event)));
+        assertThat(logged).containsExactly("1 Scheduled", "2 Approved", "3 Approved");
+
+        TransitionJournal restarted = journal().loggingTo(log);
+        assertThat(restarted.outbox()).hasSize(3);
+        restarted.record(document);
+        restarted.outboxSpooled();
+        assertThat(logged).as("the restart logs nothing again").hasSize(3);
+    }
+
+    private static DetectedTransition approval(ScheduledEvent event) {
+        return new DetectedTransition(TransitionType.Approved, event, "Scheduled", "Scheduled", 2,
+                new DetectedTransition.Approval("remote", null, false));
     }
 }
