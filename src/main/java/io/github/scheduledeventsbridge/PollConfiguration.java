@@ -26,8 +26,8 @@ public class PollConfiguration implements CamelConfiguration {
 
     /** The last known identity (state dir) answers for this VM until IMDS instance metadata does. */
     @BindToRegistry
-    public VmIdentity vmIdentity(BridgeSettings settings, Clock clock) {
-        return new VmIdentity(clock, settings.stateDir());
+    public VmIdentity vmIdentity(CamelContext context, BridgeSettings settings, Clock clock) {
+        return new VmIdentity(clock, settings.stateDir(), BridgeConfiguration.platform(context));
     }
 
     @BindToRegistry

@@ -44,7 +44,7 @@ public record ActionSettings(String prepareCommand, Set<String> prepareEventType
         if (!hostSocket.isEmpty() && !Path.of(hostSocket).isAbsolute()) {
             throw new BadConfigurationException("bridge.action.host-socket", hostSocket + " is not an absolute path");
         }
-        ActionShell shell = ActionShell.parse(r.string("bridge.action.shell", ""));
+        ActionShell shell = ActionShell.parse(r.string("bridge.action.shell", ""), r.platform());
         for (String key : List.of("bridge.action.prepare.command", "bridge.action.recover.command")) {
             String command = r.string(key, "").trim();
             try {

@@ -21,10 +21,10 @@ public record ActionShell(List<String> words) {
     }
 
     /** {@code bridge.action.shell}: words separated by spaces; empty = {@link #platformDefault(Platform)}. */
-    public static ActionShell parse(String configured) {
+    public static ActionShell parse(String configured, Platform platform) {
         String trimmed = configured == null ? "" : configured.trim();
         if (trimmed.isEmpty()) {
-            return new ActionShell(platformDefault(Platform.current()));
+            return new ActionShell(platformDefault(platform));
         }
         return new ActionShell(Arrays.asList(trimmed.split("\\s+")));
     }

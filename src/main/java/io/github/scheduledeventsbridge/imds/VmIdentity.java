@@ -35,7 +35,7 @@ public final class VmIdentity {
 
     private final Clock clock;
     private final LastKnownIdentity lastKnown;
-    private final String hostName = hostName(Platform.current());
+    private final String hostName;
     private volatile Vm vm;
     /** True once IMDS answered in this run; until then {@link #vm} is the last known identity, if any. */
     private volatile boolean confirmed;
@@ -46,11 +46,18 @@ public final class VmIdentity {
     public VmIdentity(Clock clock) {
         this.clock = clock;
         this.lastKnown = null;
+        this.hostName = hostName(Platform.current());
     }
 
     /** Starts from the identity an earlier run recorded in {@code stateDir}, and records what IMDS says. */
     public VmIdentity(Clock clock, Path stateDir) {
+        this(clock, stateDir, Platform.current());
+    }
+
+    /** The same, with the host name of {@code platform}. */
+    public VmIdentity(Clock clock, Path stateDir, Platform platform) {
         this.clock = clock;
+        this.hostName = hostName(platform);
         this.lastKnown = new LastKnownIdentity(stateDir);
         this.vm = lastKnown.load();
         if (vm != null) {

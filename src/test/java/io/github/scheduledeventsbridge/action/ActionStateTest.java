@@ -174,9 +174,13 @@ class ActionStateTest {
                 .containsExactly("D:\\Win\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
         assertThat(ActionShell.platformDefault(Platform.of(OperatingSystem.WINDOWS, FileSystems.getDefault(), Map.of())))
                 .containsExactly("C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
-        assertThat(ActionShell.parse("").words()).as("this JVM's").containsExactly("/bin/sh", "-c");
+        assertThat(ActionShell.parse("", Platform.current()).words()).as("this JVM's").containsExactly("/bin/sh", "-c");
+        assertThat(ActionSettings.read(new SettingsReader(key -> null, Platform.of(OperatingSystem.WINDOWS,
+                FileSystems.getDefault(), Map.of("SystemRoot", "D:\\Win")))).shell().words())
+                .as("the platform the settings are read for")
+                .containsExactly("D:\\Win\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
         // PowerShell alone gets the command encoded; a too long one is refused at start, naming its key.
-        assertThat(ActionShell.parse("pwsh").argv("Write-Output $env:SEB_EVENT_ID"))
+        assertThat(ActionShell.parse("pwsh", Platform.current()).argv("Write-Output $env:SEB_EVENT_ID"))
                 .startsWith("pwsh", "-NoProfile").contains("-EncodedCommand");
         assertThatThrownBy(() -> ActionSettings.read(new SettingsReader(Map.of("bridge.action.shell", "pwsh",
                 "bridge.action.recover.command", "x".repeat(20_000))::get)))

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.platform.BootTime;
 
 import com.google.common.jimfs.Configuration;
@@ -59,7 +60,8 @@ class WindowsAgentTest {
 
     private InProcessAgent start() throws Exception {
         Platform windows = Platform.of(OperatingSystem.WINDOWS, disk, Map.of(
-                "ProgramData", "C:\\Data", "Bridge_Webhook_Urls", webhook.url(), "bridge_webhook_secret", "s"));
+                "ProgramData", "C:\\Data", "Bridge_Webhook_Urls", webhook.url(), "bridge_webhook_secret", "s",
+                "ComputerName", "westvm-7.corp.example"));
         return InProcessAgent.on(windows).imds(imds).bind("bootTime", (io.github.scheduledeventsbridge.platform.BootTime) () -> null)
                 .with("camel.main.shutdown-timeout", "2")
                 .with("camel.component.http.so-timeout", "4000").with("camel.component.http.response-timeout", "4000")
@@ -93,6 +95,8 @@ class WindowsAgentTest {
         try (InProcessAgent first = start()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() == ANSWERED && webhook.held() > 0);
             assertThat(storageUp(first)).isTrue();
+            assertThat(first.bean("vmIdentity", VmIdentity.class).hostName())
+                    .as("the host name the platform gives").isEqualTo("WESTVM-7");
         }
         webhook.release();
         assertThat(Files.exists(disk.getPath("C:\\Data\\scheduled-events-bridge\\state.json")))
