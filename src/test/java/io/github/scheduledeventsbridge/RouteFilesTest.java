@@ -43,7 +43,7 @@ class RouteFilesTest {
     void exactNamesAreResolvedWithoutAScanAndWildcardsStillScan() throws Exception {
         try (DefaultCamelContext context = new DefaultCamelContext()) {
             assertThat(names(collector.findRouteResourcesFromDirectory(context, null,
-                    " classpath:routes/poll.yaml , classpath:routes/dispatch.yaml,,")))
+                    ", classpath:routes/poll.yaml ,, classpath:routes/dispatch.yaml,")))
                     .as("resolved as named; a scan would name each file by where it found it")
                     .containsExactly("classpath:routes/poll.yaml", "classpath:routes/dispatch.yaml");
             assertThat(collector.findRouteResourcesFromDirectory(context, null, "classpath:routes/*.yaml"))
