@@ -122,14 +122,19 @@ class StopMidDocumentTest extends ScriptedImdsAgentTest {
         }
 
         try (InProcessAgent second = startAgent()) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> eventIds(webhook.delivered().subList(ANSWERED,
-                    webhook.delivered().size())).size() == IDS.size());
+            await().atMost(Duration.ofSeconds(30)).until(() -> resentIds().size() == IDS.size());
             await().atMost(Duration.ofSeconds(10)).until(() -> documents().isEmpty());
         }
         assertThat(webhook.delivered()).as("all sent again: the answered ones twice, same ids")
                 .hasSize(ANSWERED + IDS.size());
         assertThat(webhook.delivered().stream().map(WebhookReceiver.Request::id).collect(Collectors.toSet()))
                 .hasSize(IDS.size());
+    }
+
+    /** From one copy of the receiver's list: it grows while the agent sends, so two reads may disagree on its size. */
+    private Set<String> resentIds() {
+        List<WebhookReceiver.Request> delivered = webhook.delivered();
+        return eventIds(delivered.subList(ANSWERED, delivered.size()));
     }
 
     private static Set<String> eventIds(List<WebhookReceiver.Request> requests) {
