@@ -2,14 +2,10 @@ package io.github.scheduledeventsbridge.state;
 
 import io.github.scheduledeventsbridge.platform.BootTime;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.ImdsDocument;
-import io.github.scheduledeventsbridge.imds.ImdsDocumentParser;
 import io.github.scheduledeventsbridge.imds.ScheduledEvent;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.Continuity;
@@ -23,9 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,15 +39,11 @@ import java.util.stream.Collectors;
 public final class TransitionJournal {
 
     private static final Logger LOG = LoggerFactory.getLogger(TransitionJournal.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
-    static final String STATE_FILE = "state.json";
 
-    private final Path stateFile;
+    private final StateFile file;
     private final TransitionDetector detector;
     private final CloudEventFactory factory;
     private final ResourceFilter resourceFilter;
-    private final ImdsDocumentParser parser = new ImdsDocumentParser();
-
     private final ObservationWatch watch;
     private final StorageHealth health;
 
@@ -77,7 +67,7 @@ public final class TransitionJournal {
 
     public TransitionJournal(Path stateDir, TransitionDetector detector, CloudEventFactory factory,
                              ResourceFilter resourceFilter, Clock clock, ObservationWatch watch, StorageHealth health) {
-        this.stateFile = stateDir.resolve(STATE_FILE);
+        this.file = new StateFile(stateDir, health);
         this.detector = detector;
         this.factory = factory;
         this.resourceFilter = resourceFilter;
@@ -199,7 +189,7 @@ public final class TransitionJournal {
      * may have added one since they were handed out.
      */
     public synchronized void outboxSpooled(List<OutboundEvent> spooled) throws IOException {
-        java.util.Set<Long> done = new java.util.HashSet<>();
+        Set<Long> done = new HashSet<>();
         spooled.forEach(e -> done.add(e.seq()));
         List<OutboundEvent> remaining = outbox.stream().filter(e -> !done.contains(e.seq())).toList();
         if (remaining.size() != outbox.size()) {
@@ -217,29 +207,7 @@ public final class TransitionJournal {
 
     private void save(ImdsDocument newDocument, long newNextSeq, List<OutboundEvent> newOutbox, Instant observed,
                       Set<String> newApproved) throws IOException {
-        ObjectNode root = MAPPER.createObjectNode();
-        root.put("version", 1);
-        root.put("nextSeq", newNextSeq);
-        if (observed != null) {
-            root.put("lastObserved", observed.toString());
-        }
-        root.set("document", ImdsDocumentParser.toJson(newDocument));
-        ArrayNode pending = root.putArray("outbox");
-        for (OutboundEvent event : newOutbox) {
-            ObjectNode item = pending.addObject();
-            item.put("seq", event.seq());
-            item.set("event", event.cloudEvent());
-        }
-        ArrayNode approvedKeys = root.putArray("approved");
-        newApproved.stream().sorted().forEach(approvedKeys::add);
-        try {
-            AtomicFiles.write(stateFile, MAPPER.writeValueAsBytes(root));
-        } catch (IOException e) {
-            StateWriteException failure = new StateWriteException(stateFile, e);
-            health.failed(StorageHealth.STATE, failure.getMessage());
-            throw failure;
-        }
-        health.succeeded(StorageHealth.STATE);
+        file.write(new StateFile.Contents(newDocument, newNextSeq, newOutbox, observed, newApproved));
         long firstNew = nextSeq;
         // Memory follows disk only once the disk has it.
         document = newDocument;
@@ -251,32 +219,14 @@ public final class TransitionJournal {
     }
 
     private void load(Clock clock) {
-        if (!Files.exists(stateFile)) {
-            LOG.info("No state in {}: every event IMDS lists now will be reported once", stateFile.getParent());
-            return;
-        }
-        try {
-            JsonNode root = MAPPER.readTree(Files.readAllBytes(stateFile));
-            ImdsDocument loaded = parser.parse(MAPPER.writeValueAsString(root.get("document")));
-            long seq = root.path("nextSeq").asLong(1);
-            List<OutboundEvent> pending = new ArrayList<>();
-            for (JsonNode item : root.path("outbox")) {
-                pending.add(new OutboundEvent(item.path("seq").asLong(), (ObjectNode) item.get("event")));
-            }
-            document = loaded;
+        file.read(clock).ifPresent(loaded -> {
+            document = loaded.document();
             hasDocument = true;
-            nextSeq = Math.max(seq, 1);
-            outbox = List.copyOf(pending);
-            Set<String> loadedApproved = new HashSet<>();
-            root.path("approved").forEach(key -> loadedApproved.add(key.asText()));
-            approved = Set.copyOf(loadedApproved);
-            String observed = root.path("lastObserved").asText(null);
-            watch.restore(observed == null ? null : Instant.parse(observed));
-            LOG.info("State loaded: incarnation {}, {} event(s), {} transition(s) still to spool",
-                    loaded.incarnation(), loaded.events().size(), outbox.size());
-        } catch (IOException | RuntimeException e) {
-            quarantine(clock, e);
-        }
+            nextSeq = loaded.nextSeq();
+            outbox = loaded.outbox();
+            approved = loaded.approved();
+            watch.restore(loaded.lastObserved());
+        });
     }
 
     /**
@@ -296,17 +246,5 @@ public final class TransitionJournal {
             return highest + 1;
         }
         return nextSeq;
-    }
-
-    /** A corrupt state file is kept for inspection and the agent starts as if it had none. */
-    private void quarantine(Clock clock, Exception cause) {
-        Path aside = stateFile.resolveSibling(STATE_FILE + ".corrupt-" + clock.millis());
-        try {
-            AtomicFiles.move(stateFile, aside, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new UncheckedIOException("State file " + stateFile + " is corrupt and cannot be moved aside", e);
-        }
-        LOG.error("State file {} is corrupt ({}); moved to {} and starting without state: every event IMDS "
-                + "lists now will be reported again", stateFile, cause.getMessage(), aside);
     }
 }

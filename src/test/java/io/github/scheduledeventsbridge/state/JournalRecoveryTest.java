@@ -125,6 +125,23 @@ class JournalRecoveryTest {
     }
 
     @Test
+    @DisplayName("a state.json corrupt only after its document is set aside whole: nothing of it is kept, every listed event is reported again")
+    void stateCorruptAfterItsDocumentKeepsNothingOfIt() throws IOException {
+        recordAndSpool(journal(), doc(2, scheduledReboot()));
+        var root = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(dir.resolve("state.json").toFile());
+        root.put("lastObserved", "not a time");
+        JSON.writeValue(dir.resolve("state.json").toFile(), root);
+
+        List<OutboundEvent> out = journal().record(doc(2, scheduledReboot()));
+
+        assertThat(out).extracting(OutboundEvent::transition).as("as the log line says: reported again")
+                .containsExactly("Scheduled");
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).anyMatch(n -> n.startsWith("state.json.corrupt-"));
+        }
+    }
+
+    @Test
     @DisplayName("the last observation is kept in state.json; a state file without it counts as not watching")
     void lastObservationPersisted() throws IOException {
         recordAndSpool(journal(), doc(2, scheduledReboot()));
