@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
@@ -44,7 +45,7 @@ class ApprovalApiTest {
         imds.serve(Docs.document(7,
                 Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0", "WestNO_1"),
                 Docs.started(STARTED, "Reboot", "WestNO_0")));
-        int port = ApprovalClient.freePort();
+        int port = FreePorts.unused();
         agent = InProcessAgent.builder(state).imds(imds)
                 .with("bridge.approval.secret", SECRET)
                 .with("bridge.approval.port", Integer.toString(port))
@@ -152,7 +153,7 @@ class ApprovalApiTest {
 
     @Test
     void withoutASecretNothingListens(@TempDir Path other) throws Exception {
-        int port = ApprovalClient.freePort();
+        int port = FreePorts.unused();
         try (InProcessAgent plain = InProcessAgent.builder(other).imds(imds)
                 .with("bridge.approval.port", Integer.toString(port)).start()) {
             assertThat(plain.context().getRoute("approval-api")).isNull();

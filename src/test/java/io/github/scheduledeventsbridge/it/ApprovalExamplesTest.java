@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import org.junit.jupiter.api.AfterEach;
@@ -40,7 +41,7 @@ class ApprovalExamplesTest {
 
     @BeforeEach
     void start() throws Exception {
-        int port = ApprovalClient.freePort();
+        int port = FreePorts.unused();
         agent = InProcessAgent.builder(state)
                 .with("bridge.simulator.enabled", "true")
                 .with("bridge.simulator.speed", "10") // the Freezes stay Scheduled for 90 s

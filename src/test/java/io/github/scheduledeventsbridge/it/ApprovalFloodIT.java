@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.AgentProcess;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
@@ -52,7 +53,7 @@ class ApprovalFloodIT {
 
     @Test
     void floodsDoNotStopPollingNorDeliveryAndMemoryStaysBounded() throws Exception {
-        int port = ApprovalClient.freePort();
+        int port = FreePorts.unused();
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("w")) {
             List<String> events = new ArrayList<>(List.of(Docs.scheduled(FIRST, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm0")));
             imds.serve(Docs.document(1, events.toArray(String[]::new)));

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
@@ -50,7 +51,7 @@ class ApprovalFuzzTest {
         try (ScriptedImds imds = new ScriptedImds()) {
             imds.serve(Docs.document(3, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm"),
                     Docs.started(STARTED, "Reboot", "vm")));
-            int port = ApprovalClient.freePort();
+            int port = FreePorts.unused();
             try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
                     .with("bridge.approval.secret", SECRET).with("bridge.approval.port", Integer.toString(port)).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= 1);

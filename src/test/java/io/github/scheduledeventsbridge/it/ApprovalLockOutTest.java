@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
@@ -46,7 +47,7 @@ class ApprovalLockOutTest {
 
     @Test
     void signedRequestsAreAnsweredWhileAStrangerHoldsEveryIdleConnection() throws Exception {
-        int port = ApprovalClient.freePort();
+        int port = FreePorts.unused();
         try (ScriptedImds imds = new ScriptedImds(); LogCapture log = LogCapture.install()) {
             imds.serve(Docs.document(2, Docs.scheduled(EVENT, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm")));
             try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)

@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
@@ -47,13 +48,13 @@ class ApprovalPortLimitsTest {
     void start() throws Exception {
         imds = new ScriptedImds();
         imds.serve(Docs.document(3, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0")));
-        port = ApprovalClient.freePort();
+        port = FreePorts.unused();
         agent = InProcessAgent.builder(state).imds(imds)
                 .with("bridge.approval.secret", SECRET)
                 .with("bridge.approval.port", Integer.toString(port))
                 .with("bridge.approval.host", "127.0.0.1")
                 .with("bridge.approval.max-connections", "4")
-                .with("bridge.approval.request-timeout", "1500")
+                .with("bridge.approval.request-timeout", "3000")
                 .start();
         client = new ApprovalClient(port, SECRET);
         await().atMost(Duration.ofSeconds(20)).until(() -> client.events(true).body().contains(SCHEDULED));
@@ -124,7 +125,7 @@ class ApprovalPortLimitsTest {
                 idle.add(RawSockets.stall(port, ""));
             }
             for (Socket oldest : idle.subList(0, 2)) {
-                oldest.setSoTimeout(1_000); // well before the 1.5 s request timeout
+                oldest.setSoTimeout(2_000); // before the 3 s request timeout, which would close it too
                 assertThat(readOrReset(oldest.getInputStream())).as("the oldest closed by the agent").isEqualTo(-1);
             }
             Socket newest = idle.get(idle.size() - 1);
@@ -142,14 +143,15 @@ class ApprovalPortLimitsTest {
     @Test
     void aRequestThatTricklesInIsCutOffAtTheRequestTimeout() throws Exception {
         try (Socket slow = new Socket("127.0.0.1", port)) {
-            slow.setSoTimeout(5_000);
+            slow.setSoTimeout(8_000);
             slow.getOutputStream().write("POST /api/v1/approvals HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
             long start = System.nanoTime();
             assertThat(readOrReset(slow.getInputStream())).isEqualTo(-1);
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(4_000));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the 3 s request timeout")
+                    .isLessThan(Duration.ofMillis(6_000));
         }
         try (Socket idle = new Socket("127.0.0.1", port)) {
-            idle.setSoTimeout(5_000);
+            idle.setSoTimeout(8_000);
             assertThat(readOrReset(idle.getInputStream())).as("an idle connection is closed too").isEqualTo(-1);
         }
     }

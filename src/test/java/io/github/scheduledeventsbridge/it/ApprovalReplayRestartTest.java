@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.approval.ReplayCache;
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
@@ -32,7 +33,7 @@ class ApprovalReplayRestartTest {
         String signature = ApprovalClient.sign(SECRET, ts, body);
         try (ScriptedImds imds = new ScriptedImds()) {
             imds.serve(Docs.document(3, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0")));
-            int port = ApprovalClient.freePort();
+            int port = FreePorts.unused();
             ApprovalClient client = new ApprovalClient(port, SECRET);
             try (InProcessAgent agent = start(imds, port)) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> client.events(true).body().contains(SCHEDULED));

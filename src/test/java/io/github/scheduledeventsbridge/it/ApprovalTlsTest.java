@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
@@ -47,7 +48,7 @@ class ApprovalTlsTest {
 
         try (ScriptedImds imds = new ScriptedImds()) {
             imds.serve(Docs.document(2, Docs.scheduled(EVENT, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm")));
-            int port = ApprovalClient.freePort();
+            int port = FreePorts.unused();
             try (InProcessAgent agent = InProcessAgent.builder(work.resolve("state")).imds(imds)
                     .with("bridge.approval.secret", SECRET).with("bridge.approval.port", Integer.toString(port))
                     .with("bridge.approval.tls.keystore", keystore.toString())

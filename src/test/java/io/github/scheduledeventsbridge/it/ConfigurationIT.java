@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.AgentProcess;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -9,7 +10,6 @@ import org.junit.jupiter.api.io.TempDir;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -264,10 +264,9 @@ class ConfigurationIT {
 
     @Test
     void secretsNeverReachTheLogEvenWhileDeliveriesFail() throws Exception {
-        try (ScriptedImds imds = new ScriptedImds(); ServerSocket closed = new ServerSocket(0)) {
+        try (ScriptedImds imds = new ScriptedImds()) {
             imds.serve(Docs.document(2, Docs.scheduled("DDDDDDDD-0000-0000-0000-000000000001", "Reboot", "", "vm")));
-            int deadPort = closed.getLocalPort();
-            closed.close();
+            int deadPort = FreePorts.unused();
             try (AgentProcess agent = AgentProcess.start("secrets", AgentProcess.env(
                     "BRIDGE_IMDS_URL", imds.url(),
                     "BRIDGE_IMDS_INSTANCE_URL", imds.instanceUrl(),

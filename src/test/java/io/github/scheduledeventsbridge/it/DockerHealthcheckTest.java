@@ -2,13 +2,13 @@ package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import org.apache.camel.health.HealthCheckHelper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -57,10 +57,7 @@ class DockerHealthcheckTest {
                 assertThat(run(command, Integer.toString(port))).as("healthy (liveness) on port " + port).isZero();
             }
         }
-        int closed;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closed = socket.getLocalPort();
-        }
+        int closed = FreePorts.unused();
         assertThat(run(command, Integer.toString(closed))).as("nothing listening: unhealthy").isNotZero();
     }
 }

@@ -1,7 +1,7 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.AgentProcess;
-import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.JvmOptions;
 import io.github.scheduledeventsbridge.testing.ProcessResources;
@@ -48,7 +48,7 @@ class DrainFloodIT {
 
     @Test
     void slowIdleAndFloodingClientsDoNotStopTheProbeAndResourcesStayBounded() throws Exception {
-        int port = ApprovalClient.freePort();
+        int port = FreePorts.unused();
         try (ScriptedImds imds = new ScriptedImds()) {
             imds.serve(Docs.document(1));
             try (AgentProcess agent = startServing("drain-flood", imds, port)) {
@@ -130,7 +130,7 @@ class DrainFloodIT {
      */
     @Test
     void runningOutOfFileDescriptorsDoesNotStopTheListener() throws Exception {
-        int port = ApprovalClient.freePort();
+        int port = FreePorts.unused();
         try (ScriptedImds imds = new ScriptedImds()) {
             imds.serve(Docs.document(1));
             try (AgentProcess agent = startServing("drain-emfile", imds, port)) {

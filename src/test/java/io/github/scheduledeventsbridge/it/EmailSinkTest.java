@@ -7,6 +7,7 @@ import com.icegreen.greenmail.util.ServerSetup;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.email.StarttlsFront;
 import io.github.scheduledeventsbridge.delivery.email.TcpTap;
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
@@ -23,7 +24,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -309,10 +309,7 @@ class EmailSinkTest {
 
     @Test
     void whileTheSmtpServerIsDownMailsWaitInTheSpoolAndArriveOnceInOrderWhenItIsUp() throws Exception {
-        int port;
-        try (ServerSocket reserved = new ServerSocket(0)) {
-            port = reserved.getLocalPort();
-        }
+        int port = FreePorts.unused();
         List<String> ids = IntStream.range(0, 3).mapToObj(i -> id((char) ('f' + i))).toList();
         imds.serve(Docs.document(2, ids.stream().map(i -> scheduled(i, "Reboot", NOT_BEFORE)).toArray(String[]::new)));
         InProcessAgent agent = start(agent(port));

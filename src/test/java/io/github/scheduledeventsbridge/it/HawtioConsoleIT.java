@@ -1,7 +1,7 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.AgentProcess;
-import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Chromium;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,7 +45,7 @@ class HawtioConsoleIT {
         assertThat(Files.isExecutable(Chromium.BINARY))
                 .as(Chromium.BINARY + " is missing: apt-get install chromium (bin/install-prerequisites installs it)")
                 .isTrue();
-        int port = ApprovalClient.freePort();
+        int port = FreePorts.unused();
         base = "http://127.0.0.1:" + port;
         agent = AgentProcess.start("hawtio", AgentProcess.env(
                 "BRIDGE_SIMULATOR_ENABLED", "true",

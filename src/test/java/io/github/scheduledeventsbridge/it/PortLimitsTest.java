@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge.it;
 import io.github.scheduledeventsbridge.action.DrainSignal;
 import io.github.scheduledeventsbridge.management.ManagementServer;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
@@ -47,8 +48,8 @@ class PortLimitsTest {
      * and what its own client is answered (the drain signal serves or drains, as the simulated events go).
      */
     enum Port {
-        APPROVAL(8, Duration.ofMillis(1500), "POST /api/v1/approvals", true, "HTTP/1.1 200"),
-        DRAIN(8, Duration.ofMillis(1500), "POST /", false, "HTTP/1.1 (200|503)"),
+        APPROVAL(8, Duration.ofMillis(3000), "POST /api/v1/approvals", true, "HTTP/1.1 200"),
+        DRAIN(8, Duration.ofMillis(3000), "POST /", false, "HTTP/1.1 (200|503)"),
         MANAGEMENT(8, Duration.ofSeconds(10), "POST /metrics", false, "HTTP/1.1 200"),
         SIMULATOR(64, Duration.ofSeconds(10), "POST /metadata/scheduledevents?api-version=2020-07-01", true, "HTTP/1.1 200");
 
@@ -76,18 +77,18 @@ class PortLimitsTest {
 
     @BeforeAll
     void start(@TempDir Path state) throws Exception {
-        approvalPort = ApprovalClient.freePort();
+        approvalPort = FreePorts.unused();
         agent = InProcessAgent.builder(state)
                 .with("bridge.simulator.enabled", "true")
                 .with("bridge.approval.secret", SECRET)
                 .with("bridge.approval.host", "127.0.0.1")
                 .with("bridge.approval.port", Integer.toString(approvalPort))
                 .with("bridge.approval.max-connections", "8")
-                .with("bridge.approval.request-timeout", "1500")
+                .with("bridge.approval.request-timeout", "3000")
                 .with("bridge.drain.host", "127.0.0.1")
                 .with("bridge.drain.port", "0")
                 .with("bridge.drain.max-connections", "8")
-                .with("bridge.drain.request-timeout", "1500")
+                .with("bridge.drain.request-timeout", "3000")
                 .with("bridge.management.port", "0")
                 .with("bridge.management.max-connections", "8")
                 .start();

@@ -3,7 +3,7 @@ package io.github.scheduledeventsbridge.it;
 import io.github.scheduledeventsbridge.action.DrainSignal;
 import io.github.scheduledeventsbridge.approval.ApprovalServer;
 import io.github.scheduledeventsbridge.management.ManagementServer;
-import io.github.scheduledeventsbridge.testing.ApprovalClient;
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
@@ -49,7 +49,7 @@ class StartOrderTest {
             imds.serve(Docs.document(1));
             InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
                     .with("bridge.approval.secret", "approval-secret-for-tests-0123456789abcdef")
-                    .with("bridge.approval.port", Integer.toString(ApprovalClient.freePort()))
+                    .with("bridge.approval.port", Integer.toString(FreePorts.unused()))
                     .with("bridge.drain.port", "0").with("bridge.drain.host", "127.0.0.1")
                     .bind("startOrderRecorder", recorder)
                     .start();

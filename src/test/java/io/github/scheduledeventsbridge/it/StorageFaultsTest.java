@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
@@ -158,7 +159,7 @@ class StorageFaultsTest {
     @Test
     void anApprovalImdsAcceptedIsAnswered200AndItsApprovedSentOnceTheStateCanBeWritten() throws Exception {
         imds.serve(Docs.document(2, scheduled(A)));
-        int port = ApprovalClient.freePort();
+        int port = FreePorts.unused();
         try (InProcessAgent agent = agent().with("bridge.approval.secret", APPROVAL_SECRET)
                 .with("bridge.approval.port", Integer.toString(port)).start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);

@@ -1,13 +1,12 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.JvmOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import java.io.File;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -69,10 +68,7 @@ class TryOnSimulatorIT {
     @Test
     void theStopSaysHowManyUndeliveredMessagesItDeleted() throws Exception {
         Path log = work.resolve("run.log");
-        int closed;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closed = socket.getLocalPort();
-        }
+        int closed = FreePorts.unused();
         Process script = start(log, "-Dbridge.webhook.urls=http://127.0.0.1:" + closed + "/");
         try {
             await().atMost(Duration.ofSeconds(90)).until(() -> read(log).contains("is failing"));

@@ -7,6 +7,7 @@ import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.ResourceFilter;
 import io.github.scheduledeventsbridge.transitions.TransitionDetector;
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
@@ -16,7 +17,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -96,10 +96,7 @@ class WebhookDeliveryTest {
 
     @Test
     void aFailingAndAnUnreachableTargetNeverDelayAHealthyOne() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = FreePorts.unused();
         try (WebhookReceiver failing = WebhookReceiver.start("s"); WebhookReceiver healthy = WebhookReceiver.start("s")) {
             failing.answerWith(500);
             imds.serve(Docs.document(2, events(3, false)));

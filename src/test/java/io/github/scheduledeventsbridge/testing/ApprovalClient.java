@@ -4,7 +4,6 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,14 +23,6 @@ public final class ApprovalClient {
     public ApprovalClient(int port, String secret) {
         this.base = "http://127.0.0.1:" + port;
         this.secret = secret;
-    }
-
-    public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     public static String sign(String secret, String timestamp, byte[] body) {
