@@ -87,7 +87,9 @@ class ConnectFloodTest {
                     }, 0, 100, TimeUnit.MILLISECONDS);
                     await().atMost(FLOOD.plusSeconds(30)).until(() -> asked.get() >= FLOOD.toMillis() / 100);
                 } finally {
-                    prober.shutdownNow();
+                    // No new probe, and the one under way finishes (not interrupted) before the figures are read.
+                    prober.shutdown();
+                    prober.awaitTermination(30, TimeUnit.SECONDS);
                     flooding.set(false);
                     for (Future<?> flood : floods) {
                         flood.get(30, TimeUnit.SECONDS);

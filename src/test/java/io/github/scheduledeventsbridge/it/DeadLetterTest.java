@@ -65,9 +65,8 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
                 }
                 assertThat(dead).hasSize(1);
                 assertThat(Files.readString(dead.get(0))).contains(B);
-                try (Stream<Path> files = Files.list(sinkDir)) {
-                    assertThat(files.filter(f -> f.toString().endsWith(".json"))).as("nothing else waits").isEmpty();
-                }
+                // C's request is recorded before the agent reads its answer and deletes C's file: wait for that.
+                await().atMost(Duration.ofSeconds(10)).alias("nothing else waits").until(() -> waitingIn(sinkDir) == 0);
                 assertThat(agent.bean("deadLetters", DeadLetters.class).count(sinkId)).isEqualTo(1);
                 MeterRegistry meters = agent.context().getRegistry().findSingleByType(MeterRegistry.class);
                 assertThat(meters.get("bridge.dead.letters").tag("sink", sinkId).counter().count()).isEqualTo(1.0);
@@ -168,6 +167,12 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
             assertThat(receiver.requests()).extracting(Request::eventId).containsExactly(A, B);
             assertThat(garbage).doesNotExist();
             assertThat(sinkDir.resolve("dead-letter").resolve("0000000000000000000.reason.txt")).content().contains("not JSON");
+        }
+    }
+
+    private static long waitingIn(Path sinkDir) throws java.io.IOException {
+        try (Stream<Path> files = Files.list(sinkDir)) {
+            return files.filter(f -> f.toString().endsWith(".json")).count();
         }
     }
 }

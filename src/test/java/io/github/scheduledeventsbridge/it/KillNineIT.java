@@ -78,17 +78,18 @@ class KillNineIT {
                 .mapToObj(i -> String.format("DDDDDDDD-0000-0000-0000-%012d", i)).toList();
         imds.serve(Docs.document(2, ids.stream().map(id -> Docs.scheduled(id, "Reboot", NOT_BEFORE, "vm-1"))
                 .toArray(String[]::new)));
-        webhook.answerAfter(Duration.ofMillis(5));
+        // The receiver answers 20 and then holds its answers: the kill falls while lanes wait, however slow the machine.
+        webhook.holdAfter(20);
         try (AgentProcess first = agent()) {
-            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 20);
+            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() == 20 && webhook.held() > 0);
             first.kill9();
         }
+        webhook.release();
         assertThat(documents()).as("the rest waits in one spool document").hasSize(1);
-        assertThat(webhook.delivered().size()).isLessThan(300);
+        assertThat(webhook.delivered()).hasSize(20);
 
         // While it is dead, every event starts: each one's Started must follow its Scheduled.
         imds.serve(Docs.document(3, ids.stream().map(id -> Docs.started(id, "Reboot", "vm-1")).toArray(String[]::new)));
-        webhook.answerAfter(Duration.ZERO);
         Set<String> expected = new TreeSet<>();
         ids.forEach(id -> expected.addAll(List.of(id + "/Scheduled", id + "/Started")));
         try (AgentProcess second = agent()) {

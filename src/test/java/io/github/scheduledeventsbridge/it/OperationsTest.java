@@ -69,7 +69,9 @@ class OperationsTest {
                 await().atMost(Duration.ofSeconds(20)).until(() -> ready(agent));
                 assertThat(count(registry, "bridge.imds.polls", "outcome", "ok")).isPositive();
                 assertThat(count(registry, "bridge.transitions", "transition", "Scheduled")).isEqualTo(1.0);
-                assertThat(count(registry, "bridge.deliveries", "outcome", "delivered")).isEqualTo(1.0);
+                // The receiver records the request before the agent reads its answer and counts the delivery.
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> count(registry, "bridge.deliveries", "outcome", "delivered") == 1.0);
                 assertThat(Search.in(registry).name("bridge.imds.poll").timers()).isNotEmpty();
                 assertThat(Search.in(registry).name("bridge.spool.depth").gauges()).hasSize(1);
                 await().atMost(Duration.ofSeconds(20)).until(() -> scrape(agent, "/observe/health/ready").startsWith("200"));
