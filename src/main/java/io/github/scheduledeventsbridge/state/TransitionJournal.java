@@ -207,14 +207,15 @@ public final class TransitionJournal {
 
     private void save(ImdsDocument newDocument, long newNextSeq, List<OutboundEvent> newOutbox, Instant observed,
                       Set<String> newApproved) throws IOException {
-        file.write(new StateFile.Contents(newDocument, newNextSeq, newOutbox, observed, newApproved));
+        StateFile.Contents written = new StateFile.Contents(newDocument, newNextSeq, newOutbox, observed, newApproved);
+        file.write(written);
         long firstNew = nextSeq;
         // Memory follows disk only once the disk has it.
         document = newDocument;
         hasDocument = true;
         nextSeq = newNextSeq;
-        outbox = List.copyOf(newOutbox);
-        approved = Set.copyOf(newApproved);
+        outbox = written.outbox();
+        approved = written.approved();
         log.accept(outbox.stream().filter(transition -> transition.seq() >= firstNew).toList());
     }
 
