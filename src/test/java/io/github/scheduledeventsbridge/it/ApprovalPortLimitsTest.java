@@ -167,7 +167,7 @@ class ApprovalPortLimitsTest {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(5_000);
             socket.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            // Prior-knowledge HTTP/2: answered with a text status line (Vert.x's own 501), never an HTTP/2 SETTINGS frame.
+            // Prior-knowledge HTTP/2: answered by Jetty's HTTP/1.1 parser with a text status line, never an HTTP/2 SETTINGS frame.
             assertThat(readAll(socket.getInputStream())).matches("(?s)HTTP/\\S+ (4\\d\\d|501) .*");
         }
     }
