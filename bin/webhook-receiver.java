@@ -94,10 +94,13 @@ public class WebhookReceiver {
         }
     }
 
-    /** "Scheduled Freeze <EventId>, " for a CloudEvent of the agent; empty for other messages (Slack, Teams). */
+    /**
+     * "Scheduled Freeze <EventId>, " for a CloudEvent of the agent, "ActionSucceeded prepare Freeze <EventId>, " for a
+     * command's outcome (as the agent's log line says it); empty for other messages (Slack, Teams).
+     */
     static String headline(String json) {
         StringBuilder out = new StringBuilder();
-        for (String field : new String[] {"transition", "eventType", "eventId"}) {
+        for (String field : new String[] {"transition", "action", "eventType", "eventId"}) {
             Matcher m = Pattern.compile("\"" + field + "\":\"([^\"]*)\"").matcher(json);
             if (m.find()) {
                 out.append(m.group(1)).append(' ');

@@ -98,6 +98,11 @@ public final class BridgeApplication {
             }
             System.err.println(refusalLine(bad));
             return BAD_CONFIGURATION;
+        } finally {
+            // Camel's JVM shutdown hook says "triggered by SIGTERM" at any exit while Main still counts as running,
+            // the System.exit after a refusal included: marked as shut down, the hook stays silent. After a real
+            // signal the hook has already run and this does nothing.
+            main.getShutdownStrategy().shutdown();
         }
     }
 

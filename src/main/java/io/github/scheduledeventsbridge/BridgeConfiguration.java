@@ -4,6 +4,8 @@ import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.ConfigKeys;
 import io.github.scheduledeventsbridge.config.ConfigurationSources;
 import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
+import io.github.scheduledeventsbridge.config.OpenSecretFiles;
+import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.config.SecretStrength;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.logging.Redaction;
@@ -18,7 +20,9 @@ import org.apache.camel.component.properties.PropertiesComponent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -97,6 +101,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         try {
             sources.refuseUnknownKeys();
             BridgeSettings settings = BridgeSettings.read(values, platform);
+            warnAboutOpenSecretFiles(sources, new SettingsReader(values, platform).string(OpenSecretFiles.ENVIRONMENT_FILE, ""));
             if (settings.eventLog().enabled() && context.getRegistry().lookupByName(EventLogSink.WRITER_BEAN) == null) {
                 // Refused here, where the key's origin is known: only Windows has an Event Log.
                 context.getRegistry().bind(EventLogSink.WRITER_BEAN, EventLogSink.systemWriter(settings.eventLog(), platform));
@@ -119,6 +124,16 @@ public class BridgeConfiguration implements CamelConfiguration {
         } catch (BadConfigurationException bad) {
             throw bad.from(sources.origin(bad.key()));
         }
+    }
+
+    /** Said once, before anything starts; names files and keys, never a value. */
+    private static void warnAboutOpenSecretFiles(ConfigurationSources sources, String environmentFile) {
+        Map<Path, String> files = new LinkedHashMap<>(sources.filesHoldingSecrets());
+        if (!environmentFile.isEmpty()) {
+            files.putIfAbsent(Path.of(environmentFile).toAbsolutePath(), "its BRIDGE_* variables ("
+                    + OpenSecretFiles.ENVIRONMENT_FILE + ")");
+        }
+        OpenSecretFiles.warnings(files).forEach(LOG::warn);
     }
 
     /** What a peer's answer must never show in a log or a dead letter's reason, should it echo it back. */

@@ -6,6 +6,8 @@ import org.apache.camel.spi.LoadablePropertiesSource;
 import org.apache.camel.spi.PropertiesResolvedValue;
 import org.apache.camel.spi.PropertiesSource;
 
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -59,6 +61,23 @@ public record ConfigurationSources(PropertiesComponent properties, Map<String, S
                 }
             }
         }
+    }
+
+    /** Each settings file (not the packaged defaults) that sets a secret, with those keys: for {@link OpenSecretFiles}. */
+    public Map<Path, String> filesHoldingSecrets() {
+        Map<Path, String> files = new LinkedHashMap<>();
+        for (PropertiesSource source : properties.getPropertiesSources()) {
+            if (source instanceof LocationPropertiesSource location && source instanceof LoadablePropertiesSource loadable
+                    && !"classpath".equals(location.getLocation().getResolver())) {
+                Properties file = loadable.loadProperties(OpenSecretFiles.SECRET_KEYS::contains);
+                List<String> secrets = OpenSecretFiles.SECRET_KEYS.stream()
+                        .filter(key -> !file.getProperty(key, "").isBlank()).toList();
+                if (!secrets.isEmpty()) {
+                    files.put(Path.of(location.getLocation().getPath()).toAbsolutePath(), String.join(", ", secrets));
+                }
+            }
+        }
+        return files;
     }
 
     private void refuseUnknown(Properties given, UnaryOperator<String> where) {

@@ -104,7 +104,19 @@ class TryOnSimulatorIT {
             assertThat(post(uri, now - 301, right.signature(Long.toString(now - 301), body), body)).isEqualTo(401);
             assertThat(HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).GET().build(),
                     HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(405);
-            assertThat(read(work.resolve("receiver.log"))).contains("Scheduled, signature valid: {")
+            // A command's outcome names its action in the headline, as the agent's log line does: prepare and
+            // recover of one event are two different lines.
+            for (String action : new String[] {"prepare", "recover"}) {
+                byte[] outcome = ("{\"data\":{\"transition\":\"ActionSucceeded\",\"action\":\"" + action
+                        + "\",\"outcome\":\"succeeded\",\"eventId\":\"C7061BAC-AFDC-4513-B24B-AA5F13A16123\","
+                        + "\"eventType\":\"Freeze\"}}").getBytes(StandardCharsets.UTF_8);
+                assertThat(post(uri, now, right.signature(Long.toString(now), outcome), outcome)).isEqualTo(200);
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> read(work.resolve("receiver.log")).contains("recover"));
+            assertThat(read(work.resolve("receiver.log")))
+                    .contains("[webhook-receiver] ActionSucceeded prepare Freeze C7061BAC-AFDC-4513-B24B-AA5F13A16123, signature valid: {")
+                    .contains("[webhook-receiver] ActionSucceeded recover Freeze C7061BAC-AFDC-4513-B24B-AA5F13A16123, signature valid: {")
+                    .contains("Scheduled, signature valid: {")
                     .contains("401, refused (signature does not match)").contains("401, refused (timestamp more than 300 s away)");
         } finally {
             receiver.destroyForcibly();

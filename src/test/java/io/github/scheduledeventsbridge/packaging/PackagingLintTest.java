@@ -97,7 +97,10 @@ class PackagingLintTest {
         assertThat(Files.readString(UNIT)).contains("ExecStart=/opt/scheduled-events-bridge/runtime/bin/java @/etc/scheduled-events-bridge/jvm.options ",
                 "-Dbridge.config=/etc/scheduled-events-bridge/bridge.properties",
                 "-jar /opt/scheduled-events-bridge/scheduled-events-bridge.jar",
-                "EnvironmentFile=-/etc/scheduled-events-bridge/environment");
+                "EnvironmentFile=-/etc/scheduled-events-bridge/environment",
+                // The agent is told where that file is, to warn when every local user can read it.
+                "Environment=BRIDGE_ENVIRONMENT_FILE=/etc/scheduled-events-bridge/environment\n");
+        assertThat(ConfigKeys.packaged().byEnvironmentName("BRIDGE_ENVIRONMENT_FILE")).isPresent();
     }
 
     /** The packaged configuration file: only comments, or keys the agent knows (it refuses any other). */
@@ -138,8 +141,73 @@ class PackagingLintTest {
                 assertThat(keys.byEnvironmentName(line.substring(0, line.indexOf('=')))).as(line).isPresent();
             }
         }
-        String commands = config.get("runcmd").toString();
-        assertThat(commands).contains("--force-confold", "scheduled-events-bridge.deb", "enable, --now, scheduled-events-bridge.service");
+        String script = cloudInitScript(config);
+        assertThat(script).contains("dir=$(mktemp -d)", "sha256sum -c --strict -", "--force-confold \"$dir/scheduled-events-bridge.deb\"",
+                "systemctl enable --now scheduled-events-bridge.service").doesNotContain("/tmp");
+    }
+
+    /** The one runcmd entry: {@code sh -c SCRIPT}, which downloads, verifies and installs the .deb. */
+    @SuppressWarnings("unchecked")
+    private static String cloudInitScript(Map<String, Object> config) {
+        List<List<String>> runcmd = (List<List<String>>) config.get("runcmd");
+        assertThat(runcmd).hasSize(1);
+        assertThat(runcmd.get(0)).hasSize(3).startsWith("sh", "-c");
+        return runcmd.get(0).get(2);
+    }
+
+    /**
+     * The cloud-init script as the instance runs it, against a .deb served on loopback: a download whose SHA-256 is
+     * not the one written beside the URL goes no further than the check; the right one reaches apt-get. apt-get and
+     * systemctl are not on the PATH given (only the tools the script needs before them), so nothing is installed on
+     * this machine: reaching apt-get shows as "not found". Either way the private download directory is gone after.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theCloudInitScriptInstallsOnlyADebWhoseChecksumMatches(@TempDir Path work) throws Exception {
+        byte[] deb = "not really a Debian package, but the bytes the checksum is of".getBytes(StandardCharsets.UTF_8);
+        String sha256 = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(deb));
+        String script = cloudInitScript((Map<String, Object>) new Load(LoadSettings.builder().build())
+                .loadFromString(Files.readString(Path.of("packaging/cloud-init/vmss.yaml"))));
+        Path bin = Files.createDirectories(work.resolve("bin"));
+        for (String tool : List.of("sh", "curl", "mktemp", "rm", "sha256sum")) {
+            Files.createSymbolicLink(bin.resolve(tool), Path.of(run(List.of("sh", "-c", "command -v " + tool)).strip()));
+        }
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 8);
+        server.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(200, deb.length);
+            try (exchange) {
+                exchange.getResponseBody().write(deb);
+            }
+        });
+        server.start();
+        try {
+            String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/releases/scheduled-events-bridge_0.1.0_amd64.deb?sv=x&sig=y";
+            for (String given : List.of("0".repeat(64), sha256)) {
+                Path tmp = Files.createDirectories(work.resolve("tmp-" + given.substring(0, 8)));
+                String filled = script.replaceFirst("url='<[^']*>'", "url='" + url + "'")
+                        .replaceFirst("sha256='<[^']*>'", "sha256='" + given + "'");
+                assertThat(filled).doesNotContain("<");
+                ProcessBuilder builder = new ProcessBuilder(bin.resolve("sh").toString(), "-c", filled).redirectErrorStream(true);
+                builder.environment().put("PATH", bin.toString());
+                builder.environment().put("TMPDIR", tmp.toString());
+                Process process = builder.start();
+                String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                if (given.equals(sha256)) {
+                    assertThat(output).contains("scheduled-events-bridge.deb: OK").contains("apt-get").contains("not found");
+                    assertThat(process.exitValue()).isEqualTo(127);
+                } else {
+                    assertThat(output).contains("scheduled-events-bridge.deb: FAILED").doesNotContain("apt-get");
+                    assertThat(process.exitValue()).isEqualTo(1);
+                }
+                try (Stream<Path> left = Files.list(tmp)) {
+                    assertThat(left).as("the download directory is removed").isEmpty();
+                }
+            }
+        } finally {
+            server.stop(0);
+        }
     }
 
     @Test
