@@ -6,6 +6,7 @@ import io.github.scheduledeventsbridge.config.ConfigFileEncoding;
 import io.github.scheduledeventsbridge.config.ConfigKeys;
 import io.github.scheduledeventsbridge.logging.BridgeLogging;
 import io.github.scheduledeventsbridge.logging.LineFormatter;
+import io.github.scheduledeventsbridge.logging.LogFileSettings;
 import io.github.scheduledeventsbridge.platform.Platform;
 import org.apache.camel.CamelContext;
 import org.apache.camel.main.DefaultRoutesCollector;
@@ -14,6 +15,7 @@ import org.apache.camel.spi.Resource;
 import org.apache.camel.util.ObjectHelper;
 import org.apache.hc.core5.ssl.SSLContexts;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 import static java.util.stream.Collectors.joining;
@@ -90,6 +93,7 @@ public final class BridgeApplication {
     static int runAgent(Main main) throws Exception {
         try {
             checkEarlySettings();
+            main.bind(BridgeConfiguration.LOG_DESTINATION_BEAN, (LogDestination) BridgeApplication::logTo);
             return main.run(new String[0]);
         } catch (Exception e) {
             BadConfigurationException bad = ObjectHelper.getException(BadConfigurationException.class, e);
@@ -98,6 +102,22 @@ public final class BridgeApplication {
             }
             System.err.println(refusalLine(bad));
             return BAD_CONFIGURATION;
+        }
+    }
+
+    /** What is done with the log settings once they are read (tests running the agent in-process keep theirs). */
+    @FunctionalInterface
+    interface LogDestination {
+        void use(LogFileSettings settings);
+    }
+
+    /** The agent's own rolled files (Windows' default) from now on, or standard output as before. */
+    private static void logTo(LogFileSettings settings) {
+        try {
+            BridgeLogging.logTo(settings, Logger.getLogger(""));
+        } catch (IOException e) {
+            throw new BadConfigurationException("bridge.log.dir", settings.dir().orElseThrow()
+                    + " cannot be written (" + e.getMessage() + ")");
         }
     }
 
