@@ -61,8 +61,10 @@ public record ActionSettings(String prepareCommand, Set<String> prepareEventType
             }
         }
         Path program = r.platform().path(shell.words().get(0));
-        // With an action host the shell is the host's to find, as its user: nothing to check from here.
-        if (hostSocket.isEmpty() && program.isAbsolute() && !Files.isExecutable(program)) {
+        // With an action host the shell is the host's to find, as its user: nothing to check from here. The platform's
+        // default is the system's own (Windows PowerShell under %SystemRoot%).
+        boolean configured = !r.string("bridge.action.shell", "").isBlank();
+        if (configured && hostSocket.isEmpty() && program.isAbsolute() && !Files.isExecutable(program)) {
             throw new BadConfigurationException("bridge.action.shell", program + " is not an executable file");
         }
         String port = r.string("bridge.drain.port", "").trim();
