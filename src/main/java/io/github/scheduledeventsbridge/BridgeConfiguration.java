@@ -6,6 +6,7 @@ import io.github.scheduledeventsbridge.config.ConfigurationSources;
 import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
 import io.github.scheduledeventsbridge.config.SecretStrength;
 import io.github.scheduledeventsbridge.config.SettingsReader;
+import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.logging.LogFileSettings;
 import io.github.scheduledeventsbridge.logging.Redaction;
@@ -101,6 +102,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         try {
             sources.refuseUnknownKeys();
             BridgeSettings settings = BridgeSettings.read(values, platform);
+            AgentLifeLog.useSource(settings.eventLog().source());
             LogFileSettings logFiles = LogFileSettings.read(new SettingsReader(values, platform), settings.stateDir());
             BridgeApplication.LogDestination destination = context.getRegistry()
                     .lookupByNameAndType(LOG_DESTINATION_BEAN, BridgeApplication.LogDestination.class);
