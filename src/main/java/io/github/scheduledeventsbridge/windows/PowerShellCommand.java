@@ -105,8 +105,9 @@ public final class PowerShellCommand {
         Map<String, String> environment = platform.environment();
         List<String> candidates = new java.util.ArrayList<>();
         for (String dir : environment.getOrDefault("PATH", "").split(";")) {
-            if (!dir.isBlank()) {
-                candidates.add(stripTrailingSeparator(dir.strip()) + "\\pwsh.exe");
+            String folder = dir.replace("\"", "").strip(); // Windows takes a quoted PATH entry
+            if (!folder.isEmpty()) {
+                candidates.add(stripTrailingSeparator(folder) + "\\pwsh.exe");
             }
         }
         String pwsh7 = stripTrailingSeparator(environment.getOrDefault("PROGRAMFILES", "C:\\Program Files").strip())

@@ -88,7 +88,7 @@ class ActionShellTest {
     void pwshByNameIsTakenFromTheServicesPathThenFromPowerShell7sFolder() throws IOException {
         file("D:\\Tools\\PowerShell\\pwsh.exe");
         file("E:\\Apps\\PowerShell\\7\\pwsh.exe");
-        assertThat(read(windows(Map.of("Path", "C:\\Windows\\system32;D:\\Tools\\PowerShell\\;",
+        assertThat(read(windows(Map.of("Path", "C:\\Windows\\system32;\"D:\\Tools\\PowerShell\\\";",
                 "ProgramFiles", "E:\\Apps")), "pwsh").shell().words()).as("the PATH first")
                 .containsExactly("D:\\Tools\\PowerShell\\pwsh.exe");
         assertThat(read(windows(Map.of("Path", "C:\\Windows\\system32", "ProgramFiles", "E:\\Apps")), "pwsh.exe")
