@@ -2,14 +2,19 @@ package io.github.scheduledeventsbridge.logging;
 
 import io.github.scheduledeventsbridge.platform.FileRules;
 
+import com.sun.nio.file.ExtendedOpenOption;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 import java.util.logging.ErrorManager;
 import java.util.logging.Formatter;
 import java.util.logging.Handler;
@@ -115,7 +120,10 @@ public final class RollingFileHandler extends Handler {
 
     private void open() throws IOException {
         Path live = live();
-        if (Files.exists(live)) {
+        if (WINDOWS && live.getFileSystem() == FileSystems.getDefault()) {
+            out = Channels.newOutputStream(Files.newByteChannel(live, windowsOptions()));
+            written = Files.size(live);
+        } else if (Files.exists(live)) {
             out = Channels.newOutputStream(Files.newByteChannel(live, StandardOpenOption.WRITE,
                     StandardOpenOption.APPEND));
             written = Files.size(live);
@@ -124,6 +132,19 @@ public final class RollingFileHandler extends Handler {
             written = 0;
         }
     }
+
+    /**
+     * How the live file is opened on Windows: NIO lets other processes delete or rename a file it holds open
+     * (FILE_SHARE_DELETE), and a log deleted while written goes on into a file nobody can see; without that share mode,
+     * as the JDK's FileOutputStream and Windows programs open files, it cannot be deleted or renamed until it is rolled.
+     */
+    static Set<OpenOption> windowsOptions() {
+        return Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND,
+                ExtendedOpenOption.NOSHARE_DELETE);
+    }
+
+    /** The default file system is Windows' (only there does NOSHARE_DELETE mean something; elsewhere it is refused). */
+    private static final boolean WINDOWS = FileSystems.getDefault().getSeparator().equals("\\");
 
     @Override
     public synchronized void flush() {

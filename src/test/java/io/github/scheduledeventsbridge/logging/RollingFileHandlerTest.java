@@ -130,6 +130,13 @@ class RollingFileHandlerTest {
     }
 
     @Test
+    void onWindowsTheLiveFileIsOpenedSoThatNoOtherProcessCanDeleteOrRenameIt() {
+        assertThat(RollingFileHandler.windowsOptions()).as("NIO would share delete; the JDK's streams and Windows' own "
+                + "programs do not").contains(com.sun.nio.file.ExtendedOpenOption.NOSHARE_DELETE,
+                java.nio.file.StandardOpenOption.APPEND, java.nio.file.StandardOpenOption.CREATE);
+    }
+
+    @Test
     void switchingToFilesLeavesStandardOutputWithALineSayingWhereTheLogGoesOn() throws IOException {
         Logger logger = Logger.getLogger("io.github.scheduledeventsbridge.test.switch");
         logger.setUseParentHandlers(false);
