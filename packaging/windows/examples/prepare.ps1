@@ -21,21 +21,27 @@ bridge.properties:
     bridge.action.prepare.event-types=Reboot,Redeploy,Preempt,Terminate
 
 It runs as the service's account, NT SERVICE\scheduled-events-bridge, which may not stop other services until it is
-allowed to. Allow it for one service (here MyApp) once, as an administrator:
+allowed to. Allow it for each service it stops (here MyApp) once, as an administrator:
 
     $sid = ([Security.Principal.NTAccount]'NT SERVICE\scheduled-events-bridge').Translate([Security.Principal.SecurityIdentifier]).Value
     $sddl = (sc.exe sdshow MyApp | Where-Object { $_ }) -join ''
-    sc.exe sdset MyApp ($sddl -replace '^D:', "D:(A;;RPWPLCLO;;;$sid)")
+    sc.exe sdset MyApp ($sddl -replace '^D:', "D:(A;;RPWPLCLOSW;;;$sid)")
+
+RP start, WP stop, LC query its status, LO interrogate, SW list its dependent services: Stop-Service reads a
+service's dependents before it stops it, whether it has any or not, and without SW it fails with "Cannot access
+dependent services". A service that has running dependent services is not stopped behind their back: name them
+first, each allowed the same way (-StopService MyAppWorker,MyApp; recover.ps1 -StartService MyApp,MyAppWorker).
 
 .PARAMETER StopService
-A Windows service to stop before the maintenance (recover.ps1 -StartService starts it again).
+The Windows services to stop before the maintenance, in this order (dependent services before the service they
+depend on); recover.ps1 -StartService starts them again.
 
 .PARAMETER CheckpointUrl
 An HTTP endpoint of the application that checkpoints or drains it (POSTed the CloudEvent; any 2xx is success).
 #>
 [CmdletBinding()]
 param(
-    [string] $StopService,
+    [string[]] $StopService,
     [string] $CheckpointUrl
 )
 
@@ -61,13 +67,19 @@ if ($CheckpointUrl) {
         Out-Null
     Write-Output "Checkpoint requested from $CheckpointUrl"
 }
-if ($StopService) {
-    $service = Get-Service -Name $StopService
+foreach ($name in @($StopService | Where-Object { $_ })) {
+    $service = Get-Service -Name $name
     if ($service.Status -ne 'Stopped') {
-        Stop-Service -Name $StopService
+        $running = @($service.DependentServices | Where-Object { $_.Status -ne 'Stopped' } | ForEach-Object { $_.Name })
+        if ($running.Count -gt 0) {
+            $message = "Service $name has running dependent services ($($running -join ', ')): name them before it, " +
+                "e.g. -StopService $(($running + $name) -join ','), each allowed as this script's help shows"
+            throw $message
+        }
+        Stop-Service -Name $name
         $service.WaitForStatus('Stopped', [TimeSpan]::FromSeconds(120))
     }
-    Write-Output "Service $StopService stopped"
+    Write-Output "Service $name stopped"
 }
 Set-Content -LiteralPath $marker -Value $cloudEvent -Encoding UTF8
 exit 0

@@ -13,11 +13,12 @@ In bridge.properties:
     bridge.action.recover.command=& "$env:ProgramData/scheduled-events-bridge/actions/recover.ps1" -StartService MyApp
 
 .PARAMETER StartService
-A Windows service to start again (prepare.ps1 -StopService stopped it; see there for the right to do so).
+The Windows services to start again, in this order (prepare.ps1 -StopService stopped them; see there for the right to
+do so): a service before the services that depend on it.
 #>
 [CmdletBinding()]
 param(
-    [string] $StartService
+    [string[]] $StartService
 )
 
 Set-StrictMode -Version 3.0
@@ -25,13 +26,13 @@ $ErrorActionPreference = 'Stop'
 
 $eventId = $env:SEB_EVENT_ID
 Write-Output "Recovering after $env:SEB_TRANSITION $env:SEB_EVENT_TYPE $eventId"
-if ($StartService) {
-    $service = Get-Service -Name $StartService
+foreach ($name in @($StartService | Where-Object { $_ })) {
+    $service = Get-Service -Name $name
     if ($service.Status -ne 'Running') {
-        Start-Service -Name $StartService
+        Start-Service -Name $name
         $service.WaitForStatus('Running', [TimeSpan]::FromSeconds(120))
     }
-    Write-Output "Service $StartService running"
+    Write-Output "Service $name running"
 }
 $marker = Join-Path $env:ProgramData "scheduled-events-bridge\tmp\prepared\$eventId.done"
 if ($eventId -match '^[A-Za-z0-9-]{1,100}$' -and (Test-Path -LiteralPath $marker)) {

@@ -4,16 +4,22 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.ConfigFileEncoding;
 import io.github.scheduledeventsbridge.config.ConfigKeys;
+import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
+import io.github.scheduledeventsbridge.delivery.eventlog.LifeEvent;
 import io.github.scheduledeventsbridge.logging.BridgeLogging;
 import io.github.scheduledeventsbridge.logging.LineFormatter;
+import io.github.scheduledeventsbridge.logging.LogFileSettings;
 import io.github.scheduledeventsbridge.platform.Platform;
 import org.apache.camel.CamelContext;
+import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.DefaultRoutesCollector;
 import org.apache.camel.main.Main;
+import org.apache.camel.main.MainListenerSupport;
 import org.apache.camel.spi.Resource;
 import org.apache.camel.util.ObjectHelper;
 import org.apache.hc.core5.ssl.SSLContexts;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +28,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 import static java.util.stream.Collectors.joining;
@@ -90,19 +97,60 @@ public final class BridgeApplication {
     static int runAgent(Main main) throws Exception {
         try {
             checkEarlySettings();
-            return main.run(new String[0]);
+            main.bind(BridgeConfiguration.LOG_DESTINATION_BEAN, (LogDestination) BridgeApplication::logTo);
+            main.addMainListener(new MainListenerSupport() {
+                @Override
+                public void afterStart(BaseMainSupport started) {
+                    AgentLifeLog.report(LifeEvent.STARTED, startedLine(Platform.current()));
+                }
+            });
+            int code = main.run(new String[0]);
+            AgentLifeLog.report(LifeEvent.STOPPED, "scheduled-events-bridge " + BridgeVersion.current() + " stopped");
+            return code;
         } catch (Exception e) {
             BadConfigurationException bad = ObjectHelper.getException(BadConfigurationException.class, e);
             if (bad == null) {
                 throw e;
             }
             System.err.println(refusalLine(bad));
+            AgentLifeLog.report(LifeEvent.CONFIGURATION_REFUSED, bad.getMessage() + "\r\n\r\nThe agent stopped; "
+                    + "fix the setting (on Windows the service is started again every minute until then).");
             return BAD_CONFIGURATION;
         } finally {
             // Camel's JVM shutdown hook says "triggered by SIGTERM" at any exit while Main still counts as running,
             // the System.exit after a refusal included: marked as shut down, the hook stays silent. After a real
             // signal the hook has already run and this does nothing.
             main.getShutdownStrategy().shutdown();
+        }
+    }
+
+    /** The Event Log's "started" entry: the version and the settings files read, which an administrator edits. */
+    static String startedLine(Platform platform) {
+        List<String> files = new ArrayList<>();
+        String configFile = early(ConfigKeys.CONFIG_FILE);
+        if (configFile != null && !configFile.isBlank()) {
+            files.add(Path.of(configFile).toAbsolutePath().toString());
+        }
+        optionalConfigFiles(platform).stream().map(file -> Path.of(file).toAbsolutePath())
+                .filter(Files::isRegularFile).map(Path::toString).filter(file -> !files.contains(file)).forEach(files::add);
+        return "scheduled-events-bridge " + BridgeVersion.current() + " (commit " + BridgeVersion.commit() + ") started; "
+                + "settings: " + (files.isEmpty() ? "no file" : String.join(", ", files))
+                + ", then -D options and BRIDGE_* environment variables";
+    }
+
+    /** What is done with the log settings once they are read (tests running the agent in-process keep theirs). */
+    @FunctionalInterface
+    interface LogDestination {
+        void use(LogFileSettings settings);
+    }
+
+    /** The agent's own rolled files (Windows' default) from now on, or standard output as before. */
+    private static void logTo(LogFileSettings settings) {
+        try {
+            BridgeLogging.logTo(settings, Logger.getLogger(""));
+        } catch (IOException e) {
+            throw new BadConfigurationException("bridge.log.dir", settings.dir().orElseThrow()
+                    + " cannot be written (" + e.getMessage() + ")");
         }
     }
 

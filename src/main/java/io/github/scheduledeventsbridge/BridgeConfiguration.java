@@ -7,7 +7,10 @@ import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
 import io.github.scheduledeventsbridge.config.OpenSecretFiles;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.config.SecretStrength;
+import io.github.scheduledeventsbridge.config.SettingsReader;
+import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
+import io.github.scheduledeventsbridge.logging.LogFileSettings;
 import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.management.ManagementServer;
 import io.github.scheduledeventsbridge.platform.Platform;
@@ -36,6 +39,8 @@ public class BridgeConfiguration implements CamelConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(BridgeConfiguration.class);
     private static final String STATE_DIR = "bridge.state.dir";
+    /** Where the log goes once the settings are read: bound by {@link BridgeApplication#runAgent}. */
+    static final String LOG_DESTINATION_BEAN = "logDestination";
 
     /**
      * The configurations Camel Main runs, in this order. Instances, not classes: Camel would post-process a class's
@@ -101,7 +106,15 @@ public class BridgeConfiguration implements CamelConfiguration {
         try {
             sources.refuseUnknownKeys();
             BridgeSettings settings = BridgeSettings.read(values, platform);
-            warnAboutOpenSecretFiles(sources, new SettingsReader(values, platform).string(OpenSecretFiles.ENVIRONMENT_FILE, ""));
+            AgentLifeLog.useSource(settings.eventLog().source());
+            SettingsReader reader = new SettingsReader(values, platform);
+            LogFileSettings logFiles = LogFileSettings.read(reader, settings.stateDir());
+            BridgeApplication.LogDestination destination = context.getRegistry()
+                    .lookupByNameAndType(LOG_DESTINATION_BEAN, BridgeApplication.LogDestination.class);
+            if (destination != null) {
+                destination.use(logFiles); // the agent as the jar runs it; in-process tests keep their handlers
+            }
+            warnAboutOpenSecretFiles(sources, reader.string(OpenSecretFiles.ENVIRONMENT_FILE, ""));
             if (settings.eventLog().enabled() && context.getRegistry().lookupByName(EventLogSink.WRITER_BEAN) == null) {
                 // Refused here, where the key's origin is known: only Windows has an Event Log.
                 context.getRegistry().bind(EventLogSink.WRITER_BEAN, EventLogSink.systemWriter(settings.eventLog(), platform));

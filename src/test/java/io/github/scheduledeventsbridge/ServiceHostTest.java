@@ -95,6 +95,34 @@ class ServiceHostTest {
         assertThat(failure.get()).isNull();
     }
 
+    /** What procrun's standard output keeps is the start only: the rest is in the agent's own rolled files. */
+    @Test
+    void theServicesLogGoesToItsOwnFilesOnceTheSettingsAreRead() throws Exception {
+        settings.put("bridge.log.dir", state.resolve("logs").toString());
+        configure();
+        imds.serve(Docs.document(2, Docs.scheduled(IDS.get(0), "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-1")));
+        Thread host = new Thread(() -> {
+            try {
+                BridgeApplication.start(new String[0]);
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+        }, "service-host-start");
+        try {
+            host.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() == 1);
+            BridgeApplication.stop(new String[]{"30"});
+            host.join(Duration.ofSeconds(10).toMillis());
+            String log = Files.readString(state.resolve("logs").resolve("scheduled-events-bridge.log"));
+            assertThat(log).contains("The log goes on here").contains("Polling " + imds.url())
+                    .contains("Stop requested by the service host");
+            assertThat(java.util.logging.Logger.getLogger("").getHandlers())
+                    .noneMatch(h -> h instanceof io.github.scheduledeventsbridge.logging.StdoutHandler);
+        } finally {
+            io.github.scheduledeventsbridge.logging.BridgeLogging.configure(); // standard output again for the rest
+        }
+    }
+
     private List<Path> documents() throws IOException {
         try (Stream<Path> files = Files.walk(state.resolve("spool"), 2)) {
             return files.filter(f -> f.getFileName().toString().endsWith(".jsonl")

@@ -44,7 +44,12 @@ public record ActionSettings(String prepareCommand, Set<String> prepareEventType
         if (!hostSocket.isEmpty() && !Path.of(hostSocket).isAbsolute()) {
             throw new BadConfigurationException("bridge.action.host-socket", hostSocket + " is not an absolute path");
         }
-        ActionShell shell = ActionShell.parse(r.string("bridge.action.shell", ""), r.platform());
+        ActionShell shell;
+        try {
+            shell = ActionShell.parse(r.string("bridge.action.shell", ""), r.platform());
+        } catch (IllegalArgumentException e) {
+            throw new BadConfigurationException("bridge.action.shell", e.getMessage());
+        }
         for (String key : List.of("bridge.action.prepare.command", "bridge.action.recover.command")) {
             String command = r.string(key, "").trim();
             try {
@@ -55,9 +60,11 @@ public record ActionSettings(String prepareCommand, Set<String> prepareEventType
                 throw new BadConfigurationException(key, e.getMessage());
             }
         }
-        Path program = Path.of(shell.words().get(0));
-        // With an action host the shell is the host's to find, as its user: nothing to check from here.
-        if (hostSocket.isEmpty() && program.isAbsolute() && !Files.isExecutable(program)) {
+        Path program = r.platform().path(shell.words().get(0));
+        // With an action host the shell is the host's to find, as its user: nothing to check from here. The platform's
+        // default is the system's own (Windows PowerShell under %SystemRoot%).
+        boolean configured = !r.string("bridge.action.shell", "").isBlank();
+        if (configured && hostSocket.isEmpty() && program.isAbsolute() && !Files.isExecutable(program)) {
             throw new BadConfigurationException("bridge.action.shell", program + " is not an executable file");
         }
         String port = r.string("bridge.drain.port", "").trim();

@@ -6,6 +6,8 @@ import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.SpoolEntry;
+import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
+import io.github.scheduledeventsbridge.delivery.eventlog.LifeEvent;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
@@ -78,8 +80,10 @@ public final class OutageLog extends ServiceSupport {
     public synchronized void attemptFailed(String sinkId, String lane, Throwable cause) {
         String error = describe(cause);
         Outage outage = sinkOutages.computeIfAbsent(sinkId, id -> {
-            LOG.warn("Sink {} is failing: {}. Retrying with back-off; messages wait on disk, nothing is lost "
-                    + "(next summary in {} s)", sinks.label(id), error, settings.summaryInterval().toSeconds());
+            String line = "Sink " + sinks.label(id) + " is failing: " + error + ". Retrying with back-off; messages "
+                    + "wait on disk, nothing is lost (next summary in " + settings.summaryInterval().toSeconds() + " s)";
+            LOG.warn(line);
+            AgentLifeLog.report(LifeEvent.SINK_FAILING, line);
             return new Outage(clock.instant());
         });
         synchronized (outage) {
@@ -109,9 +113,11 @@ public final class OutageLog extends ServiceSupport {
             }
         }
         sinkOutages.remove(sinkId);
-        LOG.info("Sink {} recovered: delivering again after {} s ({} failed attempt(s)); {} message(s) still waiting",
-                sinks.label(sinkId), Duration.between(outage.since, clock.instant()).toSeconds(),
-                outage.failedAttempts, spool.depth(sinkId));
+        String line = "Sink " + sinks.label(sinkId) + " recovered: delivering again after "
+                + Duration.between(outage.since, clock.instant()).toSeconds() + " s (" + outage.failedAttempts
+                + " failed attempt(s)); " + spool.depth(sinkId) + " message(s) still waiting";
+        LOG.info(line);
+        AgentLifeLog.report(LifeEvent.SINK_RECOVERED, line);
     }
 
     /** Also the summaries of a state or spool that cannot be written (StorageHealth's words). */

@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge.health;
 
+import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
+import io.github.scheduledeventsbridge.delivery.eventlog.LifeEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,22 +60,25 @@ public final class StorageHealth {
             return;
         }
         failures.put(what, new Failure(clock.instant(), reason));
-        if (SPOOL.equals(what)) {
-            LOG.error("The spool cannot be written: {}. The new transitions are recorded in state.json (its outbox) and "
-                    + "are spooled, then delivered, as soon as the spool can be written; nothing is lost. Every poll "
-                    + "tries again; not ready (check 'storage') until then", reason);
-        } else {
-            LOG.error("The state cannot be written: {}. state.json keeps the last document recorded; the changes since "
-                    + "(and their transitions) are recorded as soon as it can be written; nothing is lost. Every poll "
-                    + "tries again; not ready (check 'storage') until then", reason);
-        }
+        String line = SPOOL.equals(what)
+                ? "The spool cannot be written: " + reason + ". The new transitions are recorded in state.json (its "
+                + "outbox) and are spooled, then delivered, as soon as the spool can be written; nothing is lost. Every "
+                + "poll tries again; not ready (check 'storage') until then"
+                : "The state cannot be written: " + reason + ". state.json keeps the last document recorded; the changes "
+                + "since (and their transitions) are recorded as soon as it can be written; nothing is lost. Every poll "
+                + "tries again; not ready (check 'storage') until then";
+        LOG.error(line);
+        AgentLifeLog.report(LifeEvent.STORAGE_FAILING, line);
     }
 
     public synchronized void succeeded(String what) {
         Failure failure = failures.remove(what);
         if (failure != null) {
-            LOG.info("The {} can be written again, after {} s and {} failed write(s)", SPOOL.equals(what) ? "spool" : "state",
-                    Duration.between(failure.since, clock.instant()).toSeconds(), failure.failedWrites);
+            String line = "The " + (SPOOL.equals(what) ? "spool" : "state") + " can be written again, after "
+                    + Duration.between(failure.since, clock.instant()).toSeconds() + " s and " + failure.failedWrites
+                    + " failed write(s)";
+            LOG.info(line);
+            AgentLifeLog.report(LifeEvent.STORAGE_RECOVERED, line);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge.imds;
 
+import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
+import io.github.scheduledeventsbridge.delivery.eventlog.LifeEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.platform.Platform;
@@ -107,8 +109,10 @@ public final class VmIdentity {
             said.clear();
         }
         if (said.add(consequence)) {
-            LOG.warn("This VM's IMDS name is not known yet (instance metadata has not answered, and no earlier run "
-                    + "recorded it): {} (said once; retried every 30 s)", consequence);
+            String line = "This VM's IMDS name is not known yet (instance metadata has not answered, and no earlier run "
+                    + "recorded it): " + consequence + " (said once; retried every 30 s)";
+            LOG.warn(line);
+            AgentLifeLog.report(LifeEvent.IDENTITY_UNKNOWN, line);
         }
     }
 

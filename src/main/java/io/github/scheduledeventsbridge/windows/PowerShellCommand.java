@@ -1,6 +1,10 @@
 package io.github.scheduledeventsbridge.windows;
 
+import io.github.scheduledeventsbridge.platform.Platform;
+
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
@@ -30,6 +34,12 @@ public final class PowerShellCommand {
     static final String PROLOGUE = "try { [Console]::InputEncoding = [System.Text.UTF8Encoding]::new($false); "
             + "[Console]::OutputEncoding = [System.Text.UTF8Encoding]::new($false) } catch { }\n";
 
+    /**
+     * How a command runs a script from the folder install.ps1 makes for them ({@code actions\} in the data folder,
+     * readable by the service, writable only by administrators), as docs/windows.md shows it.
+     */
+    static final String SCRIPT_EXAMPLE = "& \"$env:ProgramData\\scheduled-events-bridge\\actions\\prepare.ps1\"";
+
     private static final List<String> FLAGS = List.of("-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass",
             "-EncodedCommand");
     private static final List<String> NAMES = List.of("powershell", "powershell.exe", "pwsh", "pwsh.exe");
@@ -53,7 +63,7 @@ public final class PowerShellCommand {
             throw new IllegalArgumentException("is " + command.length() + " characters long: encoded for PowerShell "
                     + "(-EncodedCommand, UTF-16LE in base64) it makes a command line of " + length
                     + " characters, over Windows' limit of 32,767; put the commands in a .ps1 file and run that file "
-                    + "instead, e.g. & 'C:\\ProgramData\\scheduled-events-bridge\\config\\actions\\prepare.ps1'");
+                    + "instead, kept in the installer's actions folder, e.g. " + SCRIPT_EXAMPLE);
         }
         return List.copyOf(argv);
     }
@@ -77,6 +87,44 @@ public final class PowerShellCommand {
                 .filter(e -> e.getKey().equalsIgnoreCase("SystemRoot") && !e.getValue().isBlank())
                 .map(Map.Entry::getValue).findFirst().orElse("C:\\Windows");
         return stripTrailingSeparator(root) + "\\System32\\WindowsPowerShell\\v1.0\\powershell.exe";
+    }
+
+    /**
+     * The program to run for a PowerShell setting. On Windows {@code pwsh} by name is looked for where the service can
+     * see it: on the PATH the agent was started with (Windows gives a service the machine's PATH as it was at boot, so
+     * a PowerShell 7 installed since is not on it until a reboot), then in PowerShell 7's own folder under
+     * {@code %ProgramFiles%}; its full path is used from then on. Anything else is taken as it is.
+     *
+     * @throws IllegalArgumentException when {@code pwsh} is found in neither place: the message says what to do
+     */
+    public static String locate(String program, Platform platform) {
+        String name = program.strip().toLowerCase(Locale.ROOT);
+        if (!platform.windows() || !(name.equals("pwsh") || name.equals("pwsh.exe"))) {
+            return program.strip();
+        }
+        Map<String, String> environment = platform.environment();
+        List<String> candidates = new java.util.ArrayList<>();
+        for (String dir : environment.getOrDefault("PATH", "").split(";")) {
+            String folder = dir.replace("\"", "").strip(); // Windows takes a quoted PATH entry
+            if (!folder.isEmpty()) {
+                candidates.add(stripTrailingSeparator(folder) + "\\pwsh.exe");
+            }
+        }
+        String pwsh7 = stripTrailingSeparator(environment.getOrDefault("PROGRAMFILES", "C:\\Program Files").strip())
+                + "\\PowerShell\\7\\pwsh.exe";
+        candidates.add(pwsh7);
+        for (String candidate : candidates) {
+            try {
+                if (Files.isRegularFile(platform.path(candidate))) {
+                    return candidate;
+                }
+            } catch (InvalidPathException e) {
+                // a PATH entry that is no path: not there
+            }
+        }
+        throw new IllegalArgumentException("pwsh is neither on the service's PATH (Windows gives a service the PATH it "
+                + "had when Windows started: a PowerShell 7 installed since is on it only after a reboot) nor at "
+                + pwsh7 + ": install PowerShell 7, or name pwsh.exe by its full path (with / or \\\\ in bridge.properties)");
     }
 
     /** What {@code -EncodedCommand} takes: the UTF-16LE bytes of the text, in base64. */

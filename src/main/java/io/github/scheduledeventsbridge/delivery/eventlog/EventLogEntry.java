@@ -9,30 +9,31 @@ import io.github.scheduledeventsbridge.transitions.TransitionSummary;
  * parse. The Event Log takes at most {@value #MAX_MESSAGE} characters per message string: past that the JSON is cut,
  * and the message says so.
  */
-public record EventLogEntry(EventLogKind kind, String message) {
+public record EventLogEntry(int eventId, EventLogKind.EntryType type, String message) {
 
     /** ReportEvent: "Each string is limited to 31,839 characters" (UTF-16 code units, as Java counts). */
     public static final int MAX_MESSAGE = 31_839;
 
-    public int eventId() {
-        return kind.eventId();
+    EventLogEntry(EventLogKind kind, String message) {
+        this(kind.eventId(), kind.type(), message);
     }
 
-    public EventLogKind.EntryType type() {
-        return kind.type();
+    /** An entry about the agent itself ({@link LifeEvent}): its id and level, and the message as the log has it. */
+    public static EventLogEntry of(LifeEvent event, String message) {
+        return new EventLogEntry(event.eventId(), event.type(), limit(message, "the " + event.name() + " entry"));
     }
 
     /** {@code json} is the CloudEvent as it was spooled, {@code cloudEvent} the same parsed. */
     public static EventLogEntry of(JsonNode cloudEvent, String json) {
         String message = TransitionSummary.headline(cloudEvent) + "\r\n\r\n" + json.strip();
-        return new EventLogEntry(EventLogKind.of(cloudEvent), limit(message, cloudEvent.path("id").asText("?")));
+        return new EventLogEntry(EventLogKind.of(cloudEvent), limit(message, "CloudEvent " + cloudEvent.path("id").asText("?")));
     }
 
-    static String limit(String message, String cloudEventId) {
+    static String limit(String message, String what) {
         if (message.length() <= MAX_MESSAGE) {
             return message;
         }
-        String tail = "… [cut: the message of CloudEvent " + cloudEventId + " is " + message.length()
+        String tail = "… [cut: the message of " + what + " is " + message.length()
                 + " characters, the Event Log keeps " + MAX_MESSAGE + "]";
         int end = MAX_MESSAGE - tail.length();
         if (Character.isLowSurrogate(message.charAt(end)) && Character.isHighSurrogate(message.charAt(end - 1))) {
