@@ -53,13 +53,23 @@ public record ServiceOptions(String installDir, String dataDir, String jvmDll, L
                 "--LogPath=" + dataDir + "\\logs",
                 "--LogPrefix=procrun",
                 "--LogLevel=Info",
-                // The agent logs to standard output: procrun writes it to logs\scheduled-events-bridge-stdout.DATE.log.
+                // Standard output and error, to logs\scheduled-events-bridge-stdout.DATE.log and -stderr: one file per
+                // service start (procrun never rolls it), for what is printed before the agent's own log is open (a
+                // refusal at start, a JVM that cannot start).
                 "--StdOutput=auto",
                 "--StdError=auto",
                 // -Xrs, procrun's own default: the JVM leaves Ctrl+C, logoff and shutdown to procrun, which calls stop.
                 "--JvmOptions=-Xrs"));
         for (String option : jvmOptions) {
-            arguments.add(listItem(option.startsWith("--") ? "++JvmOptions9=" : "++JvmOptions=", option));
+            if (!option.startsWith("--")) {
+                arguments.add(listItem("++JvmOptions=", option));
+            }
+        }
+        // The first with "--": it replaces what an earlier install left (procrun's "++" appends, so a re-install
+        // would otherwise pile them up).
+        List<String> java9 = java9Options();
+        for (int i = 0; i < java9.size(); i++) {
+            arguments.add(listItem(i == 0 ? "--JvmOptions9=" : "++JvmOptions9=", java9.get(i)));
         }
         for (String option : List.of(
                 "-Dbridge.config=" + dataDir + "\\bridge.properties",
@@ -74,6 +84,11 @@ public record ServiceOptions(String installDir, String dataDir, String jvmDll, L
             arguments.add(listItem("++JvmOptions=", option));
         }
         return arguments;
+    }
+
+    /** The options only a Java 9 or later takes ({@code --add-opens…}): procrun keeps them in a list of their own. */
+    public List<String> java9Options() {
+        return jvmOptions.stream().filter(o -> o.startsWith("--")).toList();
     }
 
     /**
@@ -95,7 +110,7 @@ public record ServiceOptions(String installDir, String dataDir, String jvmDll, L
      * keep white space, and inside them a backslash escapes the next character ({@code \n}, {@code \t}, {@code \r},
      * {@code \f} as in Java).
      */
-    static List<String> readArgumentFile(String text) {
+    public static List<String> readArgumentFile(String text) {
         List<String> words = new ArrayList<>();
         StringBuilder word = null;
         char quote = 0;
@@ -152,7 +167,8 @@ public record ServiceOptions(String installDir, String dataDir, String jvmDll, L
             Path optionsFile = Path.of(option(args, "--jvm-options"));
             List<String> options;
             try {
-                options = readArgumentFile(Files.readString(optionsFile, StandardCharsets.UTF_8));
+                options = readArgumentFile(io.github.scheduledeventsbridge.windows.install.JvmOptionsFile.decode(
+                        Files.readAllBytes(optionsFile), optionsFile.toString()));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(optionsFile + ": " + e.getMessage(), e);
             }
