@@ -190,19 +190,33 @@ public final class DataFolderPlan {
                 : Optional.of("owned by " + sd.owner() + ", not by SYSTEM, Administrators or the service");
     }
 
+    /**
+     * icacls: {@code /inheritance:r /grant:r} the grants, then {@code /remove} each other SID an explicit ACE names
+     * (grant:r leaves those), so that no moment has more than the ACL before or after. One whose ACL could not be read
+     * is taken over and reset first.
+     */
     private void secure(List<String> plan, String path, Item current, List<String> grants) {
-        String owner;
+        SecurityDescriptor sd;
         try {
-            owner = SecurityDescriptor.parse(current.sddl()).owner();
+            sd = SecurityDescriptor.parse(current.sddl());
         } catch (IllegalArgumentException unreadable) {
-            owner = "";
+            sd = null;
         }
-        if (!owner.equals(SecurityDescriptor.ADMINISTRATORS)) {
+        if (sd == null || !sd.owner().equals(SecurityDescriptor.ADMINISTRATORS)) {
             plan.add(line("take-ownership", path));
+        }
+        if (sd == null) {
+            plan.add(line("inherit", path));
         }
         List<String> fields = new ArrayList<>(List.of("secure", path));
         fields.addAll(grants);
         plan.add(String.join("\t", fields));
+        if (sd != null) {
+            Set<String> granted = Set.of(SecurityDescriptor.SYSTEM, SecurityDescriptor.ADMINISTRATORS, serviceSid);
+            sd.explicitAces().stream().filter(a -> !a.allow() || !granted.contains(a.sid()))
+                    .map(SecurityDescriptor.Ace::sid).distinct()
+                    .forEach(sid -> plan.add(line("remove-ace", path, "*" + sid)));
+        }
     }
 
     /** icacls grants by SID: SYSTEM and Administrators full control, the service {@code serviceRights}. */

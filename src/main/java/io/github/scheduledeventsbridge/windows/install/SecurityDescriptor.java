@@ -104,7 +104,12 @@ public record SecurityDescriptor(String owner, boolean isProtected, List<Ace> da
     }
 
     static String sid(String sddlSid) {
-        return sddlSid.startsWith("S-") ? sddlSid : SIDS.getOrDefault(sddlSid, "alias " + sddlSid);
+        String sid = sddlSid.startsWith("S-") ? sddlSid : SIDS.get(sddlSid);
+        if (sid == null) {
+            // A domain's alias (DA, DU…): its SID is not known here, so nothing is decided on it.
+            throw new IllegalArgumentException("an account alias that is not understood: " + sddlSid);
+        }
+        return sid;
     }
 
     static int rights(String text) {

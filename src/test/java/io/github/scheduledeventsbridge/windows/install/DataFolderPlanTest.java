@@ -46,7 +46,7 @@ class DataFolderPlanTest {
                 planted);
 
         String owner = "owned by " + USER + ", not by SYSTEM, Administrators or the service";
-        assertThat(plan).startsWith("take-ownership\t.", "secure\t.\t" + FOLDER_GRANTS,
+        assertThat(plan).startsWith("take-ownership\t.", "secure\t.\t" + FOLDER_GRANTS, "remove-ace\t.\t*" + USER,
                 "set-aside\tactions.log\tactions.log" + SUFFIX + "\t" + owner,
                 "set-aside\tbridge.properties\tbridge.properties" + SUFFIX + "\t" + owner,
                 "set-aside\tjvm.options\tjvm.options" + SUFFIX + "\t" + owner,
@@ -72,7 +72,7 @@ class DataFolderPlanTest {
                 Optional.of(new Item(DATA, true, false, FOLDER_AFTER_OLD_INSTALL)), state);
 
         // icacls: /reset (the user's explicit ACE goes), /inheritance:r, /grant:r these three only.
-        assertThat(plan).containsExactly("secure\t.\t" + FOLDER_GRANTS,
+        assertThat(plan).containsExactly("secure\t.\t" + FOLDER_GRANTS, "remove-ace\t.\t*" + USER,
                 "inherit\tactions\\prepare.ps1",
                 "secure\tbridge.properties\t" + READ_GRANTS, "secure\tjvm.options\t" + READ_GRANTS,
                 "secure\tactions\t" + FOLDER_GRANTS.replace(":(OI)(CI)M", ":(OI)(CI)RX"));

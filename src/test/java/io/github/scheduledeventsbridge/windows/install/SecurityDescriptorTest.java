@@ -55,6 +55,8 @@ class SecurityDescriptorTest {
     void whatItCannotReadIsRefusedNotGuessed() {
         assertThatThrownBy(() -> SecurityDescriptor.parse("")).hasMessageContaining("could not be read");
         assertThatThrownBy(() -> SecurityDescriptor.parse("O:BAD:(A;;XX;;;BA)")).hasMessageContaining("unknown right");
+        assertThatThrownBy(() -> SecurityDescriptor.parse("O:BAG:DUD:P(A;;FA;;;DA)"))
+                .hasMessageContaining("alias that is not understood: DA");
         assertThatThrownBy(() -> SecurityDescriptor.parse("O:BAD:P(A;;FA;;;BA)junk"))
                 .hasMessageContaining("not understood");
     }
