@@ -35,6 +35,7 @@ import java.util.Properties;
  *        stdin: current Options9 VALUE (what the service's registry holds now)
  * settings --properties FILE                                             Event Log source, firewall, warnings
  *        stdin: machine-variable NAME VALUE
+ * service-sid --service NAME                                             NT SERVICE\NAME's SID
  * </pre>
  */
 public final class InstallPlanner {
@@ -45,7 +46,7 @@ public final class InstallPlanner {
     public static void main(String[] args) throws IOException {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         try {
-            List<String> facts = args.length > 0 && !args[0].equals("java")
+            List<String> facts = args.length > 0 && !args[0].equals("java") && !args[0].equals("service-sid")
                     ? facts(new InputStreamReader(System.in, StandardCharsets.UTF_8)) : List.of();
             plan(args, facts, LocalDateTime.now()).forEach(out::println);
         } catch (IllegalArgumentException misuse) {
@@ -63,6 +64,7 @@ public final class InstallPlanner {
             case "folder" -> folder(args, facts, now);
             case "service" -> service(args, facts);
             case "settings" -> settings(args, facts);
+            case "service-sid" -> List.of(ServiceSid.of(required(args, "--service")));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         };
     }
