@@ -10,6 +10,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The Javas installed on a Windows VM, by the version their {@code release} file names (every JDK and JRE since 9
  * has one), compared as versions: 17.0.13 is newer than 17.0.9, which a folder name's string order gets wrong.
@@ -20,6 +23,7 @@ public final class JavaRuntimes {
     static final List<String> VENDOR_FOLDERS = List.of("Microsoft", "Eclipse Adoptium", "Zulu", "Java",
             "Amazon Corretto", "BellSoft", "Semeru");
     public static final int MINIMUM_FEATURE = 17;
+    private static final Logger LOG = LoggerFactory.getLogger(JavaRuntimes.class);
 
     public record Java(Path home, Runtime.Version version) {
     }
@@ -88,5 +92,16 @@ public final class JavaRuntimes {
                 .map(n -> "The agent runs on Java " + running + ", but Java " + n.version() + " is installed in "
                         + n.home() + ": run install.ps1 again (from the program folder) so that the service runs on "
                         + "it, with its security fixes");
+    }
+
+    /**
+     * At the Windows service's start: one warning when a newer Java is installed under {@code %ProgramFiles%} than
+     * the private copy the service runs on.
+     */
+    public static void warnIfNewerInstalled() {
+        String programFiles = System.getenv("ProgramFiles");
+        if (programFiles != null) {
+            newerInstalled(Runtime.version(), installed(Path.of(programFiles))).ifPresent(LOG::warn);
+        }
     }
 }
