@@ -1,22 +1,16 @@
 package io.github.scheduledeventsbridge.windows;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The Windows service's settings for Apache Commons Daemon procrun (the zip's {@code scheduled-events-bridge.exe}):
- * the arguments that follow {@code //IS//scheduled-events-bridge} or {@code //US//…}. install.ps1 runs this class on the
- * VM's Java and hands its output to procrun, so the JVM options come from the same {@code jvm.options} (a JDK argument
- * file) that every other launcher reads. procrun runs the agent inside its own process ({@code --StartMode=jvm}),
- * calling {@code BridgeApplication.start} (which returns once the agent has stopped) and, on a service stop or a
- * shutdown of Windows, {@code BridgeApplication.stop}, the same graceful stop as SIGTERM.
- *
- * <p>{@code java -cp scheduled-events-bridge.jar io.github.scheduledeventsbridge.windows.ServiceOptions
- * --install-dir DIR --data-dir DIR --jvm JVM.DLL --jvm-options FILE --out FILE} writes one argument per line (UTF-8).
+ * the arguments that follow {@code //IS//scheduled-events-bridge} or {@code //US//…}. install.ps1 gets them from
+ * {@code InstallPlanner service} on the VM's Java (standard output, no file) and hands them to procrun, so the JVM
+ * options come from the same {@code jvm.options} (a JDK argument file) that every other launcher reads. procrun runs
+ * the agent inside its own process ({@code --StartMode=jvm}), calling {@code BridgeApplication.start} (which returns
+ * once the agent has stopped) and, on a service stop or a shutdown of Windows, {@code BridgeApplication.stop}, the
+ * same graceful stop as SIGTERM.
  */
 public record ServiceOptions(String installDir, String dataDir, String jvmDll, List<String> jvmOptions) {
 
@@ -158,35 +152,5 @@ public record ServiceOptions(String installDir, String dataDir, String jvmDll, L
             words.add(word.toString());
         }
         return words;
-    }
-
-    public static void main(String[] args) {
-        try {
-            String installDir = option(args, "--install-dir");
-            String dataDir = option(args, "--data-dir");
-            Path optionsFile = Path.of(option(args, "--jvm-options"));
-            List<String> options;
-            try {
-                options = readArgumentFile(io.github.scheduledeventsbridge.windows.install.JvmOptionsFile.decode(
-                        Files.readAllBytes(optionsFile), optionsFile.toString()));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(optionsFile + ": " + e.getMessage(), e);
-            }
-            List<String> arguments = new ServiceOptions(installDir, dataDir, option(args, "--jvm"), options)
-                    .procrunArguments();
-            Files.write(Path.of(option(args, "--out")), arguments, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException | IOException e) {
-            System.err.println("Cannot make the service's options: " + e.getMessage());
-            System.exit(2);
-        }
-    }
-
-    private static String option(String[] args, String name) {
-        for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals(name)) {
-                return args[i + 1];
-            }
-        }
-        throw new IllegalArgumentException(name + " is missing");
     }
 }

@@ -109,16 +109,6 @@ class ServiceOptionsTest {
                 .containsExactlyElementsOf(launcher);
     }
 
-    @Test
-    void theCommandLineWritesOneArgumentPerLineInUtf8(@TempDir Path work) throws Exception {
-        Path options = Files.writeString(work.resolve("jvm.options"), "-Xmx96m\n-Dname=Überwachung\n");
-        Path out = work.resolve("service-options.txt");
-        ServiceOptions.main(new String[] {"--install-dir", HOME, "--data-dir", "D:\\Daten\\seb", "--jvm", JVM,
-                "--jvm-options", options.toString(), "--out", out.toString()});
-        assertThat(Files.readAllLines(out, StandardCharsets.UTF_8)).contains("++JvmOptions=-Xmx96m",
-                "++JvmOptions=-Dname=Überwachung", "--LogPath=D:\\Daten\\seb\\logs");
-    }
-
     private static String value(List<String> arguments, String prefix) {
         return arguments.stream().filter(a -> a.startsWith(prefix)).findFirst().orElseThrow().substring(prefix.length());
     }

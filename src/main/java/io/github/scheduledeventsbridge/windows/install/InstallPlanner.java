@@ -129,12 +129,18 @@ public final class InstallPlanner {
                 .filter(f -> f[0].equals("current") && f[1].equals("Options9")).map(f -> f[2]).toList();
         ServiceOptions service = new ServiceOptions(required(args, "--install-dir"), required(args, "--data-dir"),
                 required(args, "--install-dir") + "\\runtime\\bin\\server\\jvm.dll", options);
+        List<String> arguments;
+        try {
+            arguments = service.procrunArguments();
+        } catch (IllegalArgumentException refused) {
+            return List.of("refuse\t" + file + ": " + refused.getMessage());
+        }
         List<String> plan = new ArrayList<>();
         if (!current9.isEmpty() && service.java9Options().isEmpty()) {
             // procrun's --JvmOptions9 replaces a list only with a value: an emptied list goes from the registry.
             plan.add("clear-registry-value\tOptions9");
         }
-        service.procrunArguments().forEach(a -> plan.add("option\t" + a));
+        arguments.forEach(a -> plan.add("option\t" + a));
         return plan;
     }
 

@@ -61,6 +61,10 @@ class InstallPlannerTest {
                 "option\t++JvmOptions=-Dbridge.state.dir=" + DATA);
         assertThat(InstallPlanner.plan(args, List.of(), NOW)).noneMatch(l -> l.startsWith("clear-registry-value"));
 
+        Files.writeString(options, "\"-Dname=it's\"\n");
+        assertThat(InstallPlanner.plan(args, List.of(), NOW)).containsExactly("refuse\t" + options
+                + ": JVM option -Dname=it's contains a single quote, which procrun cannot take in a JVM option");
+
         Files.write(options, "-Dname=\u00dcberwachung\r\n".getBytes("windows-1252"));
         assertThat(InstallPlanner.plan(args, List.of(), NOW)).singleElement().asString()
                 .startsWith("refuse\t" + options + " is not UTF-8");
