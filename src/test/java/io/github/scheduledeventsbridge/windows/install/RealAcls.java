@@ -16,6 +16,9 @@ final class RealAcls {
     /** C:\: Authenticated Users may create folders in it, and modify what they inherit (inherit-only here). */
     static final String DRIVE_ROOT = "O:SYG:SYD:PAI(A;OICIIO;SDGXGWGR;;;AU)(A;;LC;;;AU)(A;OICI;FA;;;SY)"
             + "(A;OICI;FA;;;BA)(A;OICI;0x1200a9;;;BU)";
+    /** C:\ on Windows Server: Users may create folders in it, and files in what they inherit (inherit-only here). */
+    static final String DRIVE_ROOT_SERVER = "O:SYG:SYD:PAI(A;OICI;FA;;;BA)(A;OICI;FA;;;SY)(A;OICIIO;GA;;;CO)"
+            + "(A;OICI;0x1200a9;;;BU)(A;CI;LC;;;BU)(A;CIIO;DC;;;BU)";
     /** C:\ProgramData: Users may create files and folders in it (the hole the data folder must not inherit). */
     static final String PROGRAM_DATA = "O:SYG:SYD:PAI(A;OICIIO;FA;;;CO)(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)"
             + "(A;OICI;0x1200a9;;;BU)(A;CI;DCLCRPCR;;;BU)";

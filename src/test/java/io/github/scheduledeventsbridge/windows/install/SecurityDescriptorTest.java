@@ -42,6 +42,7 @@ class SecurityDescriptorTest {
         // Users may create in C:\ProgramData and C:\, not delete, rename or re-permission.
         assertThat(SecurityDescriptor.parse(PROGRAM_DATA).othersGranted(replace, ADMINS)).isEmpty();
         assertThat(SecurityDescriptor.parse(DRIVE_ROOT).othersGranted(replace, ADMINS)).isEmpty();
+        assertThat(SecurityDescriptor.parse(DRIVE_ROOT_SERVER).othersGranted(replace, ADMINS)).isEmpty();
         assertThat(SecurityDescriptor.parse(PROGRAM_FILES).othersGranted(replace, ADMINS)).isEmpty();
         // A folder an administrator made in C:\ inherits Authenticated Users' modify: they may rename it.
         assertThat(SecurityDescriptor.parse(ADMIN_FOLDER_IN_DRIVE_ROOT).othersGranted(replace, ADMINS))
