@@ -161,7 +161,7 @@ function Get-FolderFacts {
         try {
             $children = @(Get-ChildItem -LiteralPath $directory -Force -ErrorAction Stop)
         } catch {
-            "unreadable`t$($directory.Substring($Path.Length + 1))"
+            if ($directory -eq $Path) { "unreadable`t." } else { "unreadable`t$($directory.Substring($Path.Length + 1))" }
             continue
         }
         foreach ($child in $children) {

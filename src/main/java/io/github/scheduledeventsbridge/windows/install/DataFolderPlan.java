@@ -51,7 +51,8 @@ public final class DataFolderPlan {
 
     /** The folder's owner and DACL when install.ps1 creates it: the SDDL handed to CreateDirectory. */
     public String newFolderSddl() {
-        return "O:BAG:SYD:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;" + MODIFY + ";;;" + serviceSid + ")";
+        // No group: Windows gives the creator's primary group, as to any new folder.
+        return "O:BAD:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;" + MODIFY + ";;;" + serviceSid + ")";
     }
 
     /**
@@ -165,7 +166,11 @@ public final class DataFolderPlan {
                     + "it (Remove-Item removes the link, not its target) and run install.ps1 again"));
         }
         for (Item entry : entries) {
-            if (entry.reparsePoint()) {
+            if (entry.path().equals(".")) {
+                refusals.add(line("refuse", folderPath + " could not be listed: whoever made it allowed Administrators "
+                        + "nothing. Read it after taking it over (takeown /F <folder> /A; icacls <folder> /reset), or "
+                        + "remove it, and run install.ps1 again"));
+            } else if (entry.reparsePoint()) {
                 refusals.add(line("refuse", folderPath + "\\" + entry.path() + " is a junction or symbolic link: "
                         + "nothing follows one. Remove it (Remove-Item removes the link, not its target) and run "
                         + "install.ps1 again"));

@@ -103,8 +103,14 @@ public final class InstallPlanner {
                 case "folder" -> folder = Optional.of(new DataFolderPlan.Item(f[1], true, f[2].equals("1"), f[3]));
                 case "entry" -> entries.put(f[1], new DataFolderPlan.Item(f[1], f[2].equals("d"), f[3].equals("1"),
                         f[4].isEmpty() ? null : f[4]));
-                case "unreadable" -> entries.computeIfPresent(f[1],
-                        (k, e) -> new DataFolderPlan.Item(k, e.directory(), e.reparsePoint(), null));
+                case "unreadable" -> {
+                    if (f[1].equals(".")) {
+                        entries.put(".", new DataFolderPlan.Item(".", true, false, null));
+                    } else {
+                        entries.computeIfPresent(f[1],
+                                (k, e) -> new DataFolderPlan.Item(k, e.directory(), e.reparsePoint(), null));
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown fact " + f[0]);
             }
         }

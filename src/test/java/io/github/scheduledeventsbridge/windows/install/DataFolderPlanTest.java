@@ -25,13 +25,13 @@ class DataFolderPlanTest {
     @Test
     void aNewFolderIsCreatedPrivateWithTheDefaultsInIt() {
         assertThat(planner.plan(DATA, PARENTS, Optional.empty(), List.of())).containsExactly(
-                "create-folder\tO:BAG:SYD:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;0x1301bf;;;" + SERVICE + ")",
+                "create-folder\tO:BAD:PAI(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;0x1301bf;;;" + SERVICE + ")",
                 "create-directory\tlogs", "create-directory\ttmp", "create-directory\tactions",
                 "copy-default\tbridge.properties", "copy-default\tjvm.options",
                 "secure\tbridge.properties\t" + READ_GRANTS, "secure\tjvm.options\t" + READ_GRANTS,
                 "secure\tactions\t" + FOLDER_GRANTS.replace(":(OI)(CI)M", ":(OI)(CI)RX"));
-        // The SDDL it is created with is what a private folder reads back as.
-        assertThat(planner.newFolderSddl()).isEqualTo(PRIVATE_FOLDER);
+        // The SDDL it is created with is what a private folder reads back as (but for the group Windows adds).
+        assertThat(planner.newFolderSddl()).isEqualTo(PRIVATE_FOLDER.replace("G:SY", ""));
     }
 
     @Test
@@ -113,6 +113,13 @@ class DataFolderPlanTest {
                 + "or re-permission: choose a folder whose parents only SYSTEM and Administrators can change");
         assertThat(planner.plan("C:\\Users\\me\\seb", List.of(new Item("C:\\Users\\me", true, false, USER_PROFILE)),
                 Optional.empty(), List.of())).singleElement().asString().contains(USER + " may rename");
+    }
+
+    @Test
+    void aFolderAdministratorsCannotListIsRefused() {
+        List<String> plan = planner.plan(DATA, PARENTS, Optional.of(new Item(DATA, true, false, "")),
+                List.of(new Item(".", true, false, null)));
+        assertThat(plan).singleElement().asString().startsWith("refuse\t" + DATA + " could not be listed");
     }
 
     @Test
