@@ -192,7 +192,7 @@ function Invoke-FolderPlan {
             'secure' {
                 Invoke-Native icacls.exe (@($path, '/inheritance:r', '/grant:r') + $field[2..($field.Count - 1)] + '/Q') -Quiet
             }
-            'remove-ace' { Invoke-Native icacls.exe @($path, '/remove', $field[2], '/Q') -Quiet }
+            'remove-ace' { Invoke-Native icacls.exe @($path, $field[2], $field[3], '/Q') -Quiet }
             'inherit' { Invoke-Native icacls.exe @($path, '/reset', '/Q') -Quiet }
             'set-aside' {
                 Rename-Item -LiteralPath $path -NewName $field[2]

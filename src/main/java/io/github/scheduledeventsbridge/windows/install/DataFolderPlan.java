@@ -197,7 +197,8 @@ public final class DataFolderPlan {
 
     /**
      * icacls: {@code /inheritance:r /grant:r} the grants, then {@code /remove} each other SID an explicit ACE names
-     * (grant:r leaves those), so that no moment has more than the ACL before or after. One whose ACL could not be read
+     * (grant:r leaves those) and {@code /remove:d} a deny entry of a granted one, so that no moment has more than the
+     * ACL before or after. One whose ACL could not be read
      * is taken over and reset first.
      */
     private void secure(List<String> plan, String path, Item current, List<String> grants) {
@@ -218,9 +219,10 @@ public final class DataFolderPlan {
         plan.add(String.join("\t", fields));
         if (sd != null) {
             Set<String> granted = Set.of(SecurityDescriptor.SYSTEM, SecurityDescriptor.ADMINISTRATORS, serviceSid);
+            // Others lose every entry; SYSTEM, Administrators or the service only a deny entry (not the grant above).
             sd.explicitAces().stream().filter(a -> !a.allow() || !granted.contains(a.sid()))
-                    .map(SecurityDescriptor.Ace::sid).distinct()
-                    .forEach(sid -> plan.add(line("remove-ace", path, "*" + sid)));
+                    .map(a -> granted.contains(a.sid()) ? "/remove:d\t*" + a.sid() : "/remove\t*" + a.sid())
+                    .distinct().forEach(remove -> plan.add(line("remove-ace", path, remove)));
         }
     }
 

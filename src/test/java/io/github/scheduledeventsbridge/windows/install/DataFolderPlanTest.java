@@ -46,7 +46,7 @@ class DataFolderPlanTest {
                 planted);
 
         String owner = "owned by " + USER + ", not by SYSTEM, Administrators or the service";
-        assertThat(plan).startsWith("take-ownership\t.", "secure\t.\t" + FOLDER_GRANTS, "remove-ace\t.\t*" + USER,
+        assertThat(plan).startsWith("take-ownership\t.", "secure\t.\t" + FOLDER_GRANTS, "remove-ace\t.\t/remove\t*" + USER,
                 "set-aside\tactions.log\tactions.log" + SUFFIX + "\t" + owner,
                 "set-aside\tbridge.properties\tbridge.properties" + SUFFIX + "\t" + owner,
                 "set-aside\tjvm.options\tjvm.options" + SUFFIX + "\t" + owner,
@@ -72,7 +72,7 @@ class DataFolderPlanTest {
                 Optional.of(new Item(DATA, true, false, FOLDER_AFTER_OLD_INSTALL)), state);
 
         // icacls: /reset (the user's explicit ACE goes), /inheritance:r, /grant:r these three only.
-        assertThat(plan).containsExactly("secure\t.\t" + FOLDER_GRANTS, "remove-ace\t.\t*" + USER,
+        assertThat(plan).containsExactly("secure\t.\t" + FOLDER_GRANTS, "remove-ace\t.\t/remove\t*" + USER,
                 "inherit\tactions\\prepare.ps1",
                 "secure\tbridge.properties\t" + READ_GRANTS, "secure\tjvm.options\t" + READ_GRANTS,
                 "secure\tactions\t" + FOLDER_GRANTS.replace(":(OI)(CI)M", ":(OI)(CI)RX"));
@@ -113,6 +113,14 @@ class DataFolderPlanTest {
                 + "or re-permission: choose a folder whose parents only SYSTEM and Administrators can change");
         assertThat(planner.plan("C:\\Users\\me\\seb", List.of(new Item("C:\\Users\\me", true, false, USER_PROFILE)),
                 Optional.empty(), List.of())).singleElement().asString().contains(USER + " may rename");
+    }
+
+    @Test
+    void aDenyEntryForAdministratorsGoesWithoutItsGrant() {
+        List<String> plan = planner.plan(DATA, PARENTS, Optional.of(new Item(DATA, true, false,
+                "O:BAG:SYD:PAI(D;OICI;FA;;;BA)(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;FA;;;WD)")), List.of());
+        assertThat(plan).containsSubsequence("secure\t.\t" + FOLDER_GRANTS, "remove-ace\t.\t/remove:d\t*S-1-5-32-544",
+                "remove-ace\t.\t/remove\t*S-1-1-0");
     }
 
     @Test
