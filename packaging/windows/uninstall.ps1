@@ -17,17 +17,24 @@ Where install.ps1 put the program. Default: %ProgramFiles%\scheduled-events-brid
 Settings, logs and state. Default: %ProgramData%\scheduled-events-bridge. Only deleted with -RemoveData.
 
 .PARAMETER RemoveData
-Also delete the settings, the logs and the state, with every message still waiting in the spool. Asks first.
+Also delete the settings, the logs and the state, with every message still waiting in the spool. Asks first (answer
+Y); -Force or -Confirm:$false deletes without asking (e.g. in a script or the Custom Script Extension, where nobody
+can answer and the question is an error).
+
+.PARAMETER Force
+With -RemoveData: do not ask.
 
 .PARAMETER RemoveEventLogSource
 Also unregister the Event Log source (entries already written then show "description cannot be found").
 #>
-[CmdletBinding(SupportsShouldProcess, ConfirmImpact = 'Medium')]
+# High: above the default $ConfirmPreference, so that the deletion of the data asks unless told not to.
+[CmdletBinding(SupportsShouldProcess, ConfirmImpact = 'High')]
 param(
     [string] $InstallDir = (Join-Path $env:ProgramFiles 'scheduled-events-bridge'),
     [string] $DataDir = (Join-Path $env:ProgramData 'scheduled-events-bridge'),
     [switch] $RemoveData,
-    [switch] $RemoveEventLogSource
+    [switch] $RemoveEventLogSource,
+    [switch] $Force
 )
 
 Set-StrictMode -Version 3.0
@@ -77,10 +84,13 @@ if (Test-Path -LiteralPath $InstallDir) {
 }
 
 if ($RemoveData) {
+    if ($Force -and -not $PSBoundParameters.ContainsKey('Confirm')) { $ConfirmPreference = 'None' }
     if ((Test-Path -LiteralPath $DataDir) -and
             $PSCmdlet.ShouldProcess($DataDir, 'Delete the settings, logs, state and every undelivered message')) {
         Remove-Item -LiteralPath $DataDir -Recurse -Force
         Write-Host "Removed $DataDir"
+    } elseif (Test-Path -LiteralPath $DataDir) {
+        Write-Host "Kept $DataDir (not confirmed)"
     }
 } else {
     Write-Host "Kept $DataDir (settings and state): install.ps1 carries on from it; -RemoveData deletes it"

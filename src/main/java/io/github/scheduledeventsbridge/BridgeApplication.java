@@ -80,6 +80,7 @@ public final class BridgeApplication {
      */
     public static void start(String[] args) throws Exception {
         BridgeLogging.configure();
+        io.github.scheduledeventsbridge.windows.install.JavaRuntimes.warnIfNewerInstalled();
         int code = ServiceHost.run(BridgeApplication::runAgent);
         if (code != 0) {
             System.exit(code);

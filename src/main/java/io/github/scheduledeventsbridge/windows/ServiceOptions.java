@@ -1,22 +1,16 @@
 package io.github.scheduledeventsbridge.windows;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The Windows service's settings for Apache Commons Daemon procrun (the zip's {@code scheduled-events-bridge.exe}):
- * the arguments that follow {@code //IS//scheduled-events-bridge} or {@code //US//…}. install.ps1 runs this class on the
- * VM's Java and hands its output to procrun, so the JVM options come from the same {@code jvm.options} (a JDK argument
- * file) that every other launcher reads. procrun runs the agent inside its own process ({@code --StartMode=jvm}),
- * calling {@code BridgeApplication.start} (which returns once the agent has stopped) and, on a service stop or a
- * shutdown of Windows, {@code BridgeApplication.stop}, the same graceful stop as SIGTERM.
- *
- * <p>{@code java -cp scheduled-events-bridge.jar io.github.scheduledeventsbridge.windows.ServiceOptions
- * --install-dir DIR --data-dir DIR --jvm JVM.DLL --jvm-options FILE --out FILE} writes one argument per line (UTF-8).
+ * the arguments that follow {@code //IS//scheduled-events-bridge} or {@code //US//…}. install.ps1 gets them from
+ * {@code InstallPlanner service} on the VM's Java (standard output, no file) and hands them to procrun, so the JVM
+ * options come from the same {@code jvm.options} (a JDK argument file) that every other launcher reads. procrun runs
+ * the agent inside its own process ({@code --StartMode=jvm}), calling {@code BridgeApplication.start} (which returns
+ * once the agent has stopped) and, on a service stop or a shutdown of Windows, {@code BridgeApplication.stop}, the
+ * same graceful stop as SIGTERM.
  */
 public record ServiceOptions(String installDir, String dataDir, String jvmDll, List<String> jvmOptions) {
 
@@ -53,13 +47,23 @@ public record ServiceOptions(String installDir, String dataDir, String jvmDll, L
                 "--LogPath=" + dataDir + "\\logs",
                 "--LogPrefix=procrun",
                 "--LogLevel=Info",
-                // The agent logs to standard output: procrun writes it to logs\scheduled-events-bridge-stdout.DATE.log.
+                // Standard output and error, to logs\scheduled-events-bridge-stdout.DATE.log and -stderr: one file per
+                // service start (procrun never rolls it), for what is printed before the agent's own log is open (a
+                // refusal at start, a JVM that cannot start).
                 "--StdOutput=auto",
                 "--StdError=auto",
                 // -Xrs, procrun's own default: the JVM leaves Ctrl+C, logoff and shutdown to procrun, which calls stop.
                 "--JvmOptions=-Xrs"));
         for (String option : jvmOptions) {
-            arguments.add(listItem(option.startsWith("--") ? "++JvmOptions9=" : "++JvmOptions=", option));
+            if (!option.startsWith("--")) {
+                arguments.add(listItem("++JvmOptions=", option));
+            }
+        }
+        // The first with "--": it replaces what an earlier install left (procrun's "++" appends, so a re-install
+        // would otherwise pile them up).
+        List<String> java9 = java9Options();
+        for (int i = 0; i < java9.size(); i++) {
+            arguments.add(listItem(i == 0 ? "--JvmOptions9=" : "++JvmOptions9=", java9.get(i)));
         }
         for (String option : List.of(
                 "-Dbridge.config=" + dataDir + "\\bridge.properties",
@@ -74,6 +78,11 @@ public record ServiceOptions(String installDir, String dataDir, String jvmDll, L
             arguments.add(listItem("++JvmOptions=", option));
         }
         return arguments;
+    }
+
+    /** The options only a Java 9 or later takes ({@code --add-opens…}): procrun keeps them in a list of their own. */
+    public List<String> java9Options() {
+        return jvmOptions.stream().filter(o -> o.startsWith("--")).toList();
     }
 
     /**
@@ -95,7 +104,7 @@ public record ServiceOptions(String installDir, String dataDir, String jvmDll, L
      * keep white space, and inside them a backslash escapes the next character ({@code \n}, {@code \t}, {@code \r},
      * {@code \f} as in Java).
      */
-    static List<String> readArgumentFile(String text) {
+    public static List<String> readArgumentFile(String text) {
         List<String> words = new ArrayList<>();
         StringBuilder word = null;
         char quote = 0;
@@ -143,34 +152,5 @@ public record ServiceOptions(String installDir, String dataDir, String jvmDll, L
             words.add(word.toString());
         }
         return words;
-    }
-
-    public static void main(String[] args) {
-        try {
-            String installDir = option(args, "--install-dir");
-            String dataDir = option(args, "--data-dir");
-            Path optionsFile = Path.of(option(args, "--jvm-options"));
-            List<String> options;
-            try {
-                options = readArgumentFile(Files.readString(optionsFile, StandardCharsets.UTF_8));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(optionsFile + ": " + e.getMessage(), e);
-            }
-            List<String> arguments = new ServiceOptions(installDir, dataDir, option(args, "--jvm"), options)
-                    .procrunArguments();
-            Files.write(Path.of(option(args, "--out")), arguments, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException | IOException e) {
-            System.err.println("Cannot make the service's options: " + e.getMessage());
-            System.exit(2);
-        }
-    }
-
-    private static String option(String[] args, String name) {
-        for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals(name)) {
-                return args[i + 1];
-            }
-        }
-        throw new IllegalArgumentException(name + " is missing");
     }
 }

@@ -106,7 +106,7 @@ class PowerShellScriptsTest {
     }
 
     @Test
-    void theInstallerSetsUpWhatTheServiceNeedsAndOpensOnlyConfiguredPorts() throws Exception {
+    void theInstallerSetsUpWhatTheServiceNeedsAndLeavesTheDecisionsToThePlanner() throws Exception {
         String install = Files.readString(WINDOWS.resolve("install.ps1"));
         assertThat(install).contains(
                 "$Account = \"NT SERVICE\\$ServiceName\"",
@@ -114,20 +114,35 @@ class PowerShellScriptsTest {
                 "@('failure', $ServiceName, 'reset=', '86400', 'actions=', 'restart/5000/restart/10000/restart/60000')",
                 "@('failureflag', $ServiceName, '1')",
                 "[System.Diagnostics.EventLog]::CreateEventSource($eventSource, 'Application')",
-                "'io.github.scheduledeventsbridge.windows.ServiceOptions'",
+                "$Planner = 'io.github.scheduledeventsbridge.windows.install.InstallPlanner'",
                 "winget install Microsoft.OpenJDK.17",
                 // SYSTEM and Administrators by SID: the same on a Windows in any language.
-                "'*S-1-5-18'", "'*S-1-5-32-544'", "'/inheritance:r'");
-        // A rule per configured port, nothing else; the management port only off loopback.
+                "'*S-1-5-18'", "'*S-1-5-32-544'", "'/inheritance:r'",
+                // PowerShell 7 would register the Event Log source with its own message file, gone with it.
+                "#Requires -PSEdition Desktop");
+        // The service SID type is set before the account that needs it.
+        assertThat(install.indexOf("@('sidtype', $ServiceName, 'unrestricted')"))
+                .isPositive().isLessThan(install.indexOf("@('config', $ServiceName, 'obj=', $Account)"));
+        // Every step the planner can name is applied, and nothing else.
+        for (String step : List.of("create-folder", "take-ownership", "secure", "remove-ace", "inherit", "set-aside",
+                "create-directory", "copy-default", "event-source", "firewall", "warn")) {
+            assertThat(install).as(step).contains("'" + step + "' {");
+        }
+        assertThat(install).contains("\"clear-registry-value`tOptions9\"");
+        // A rule per configured port (the planner names them), nothing else.
         assertThat(Pattern.compile("New-NetFirewallRule").matcher(install).results().count()).isEqualTo(1);
-        assertThat(install).contains("-LocalPort $ports[$name]", "$ports['approval API']", "$ports['drain signal']",
-                "$ports['management']", "-notin @('', '127.0.0.1', 'localhost', '::1')");
-        // Settings are copied once and never overwritten.
-        assertThat(install).contains("if (-not (Test-Path -LiteralPath $target)) {");
+        assertThat(install).contains("-LocalPort $field[2]");
+        // The service's options never go through a file; the data folder is never walked through a link.
+        assertThat(install).doesNotContain("service-options.txt", "--out").doesNotContain("-Recurse -Force -Path $DataDir")
+                .doesNotContainPattern("Get-ChildItem[^\n]*-Recurse");
 
         String uninstall = Files.readString(WINDOWS.resolve("uninstall.ps1"));
         Matcher removeData = Pattern.compile("Remove-Item -LiteralPath \\$DataDir").matcher(uninstall);
         assertThat(removeData.find()).isTrue();
+        // ConfirmImpact High: ShouldProcess asks at the default $ConfirmPreference (High); -Force skips the question.
+        assertThat(uninstall).contains("[CmdletBinding(SupportsShouldProcess, ConfirmImpact = 'High')]",
+                "if ($Force -and -not $PSBoundParameters.ContainsKey('Confirm')) { $ConfirmPreference = 'None' }")
+                .containsOnlyOnce("ShouldProcess(");
         assertThat(uninstall.substring(0, removeData.start())).as("the data is only deleted with -RemoveData")
                 .endsWith("$PSCmdlet.ShouldProcess($DataDir, 'Delete the settings, logs, state and every undelivered "
                         + "message')) {\n        ");

@@ -116,22 +116,24 @@ class WindowsZipIT {
     void itsJarMakesTheServiceOptionsFromItsJvmOptionsAsInstallPs1Does(@TempDir Path work) throws Exception {
         Path jar = Files.write(work.resolve("scheduled-events-bridge.jar"), entries.get(ROOT + "scheduled-events-bridge.jar"));
         Path options = Files.write(work.resolve("jvm.options"), entries.get(ROOT + "jvm.options"));
-        Path out = work.resolve("service-options.txt");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", jar.toString(), "io.github.scheduledeventsbridge.windows.ServiceOptions",
+                "-cp", jar.toString(), "io.github.scheduledeventsbridge.windows.install.InstallPlanner", "service",
                 "--install-dir", "C:\\Program Files\\scheduled-events-bridge",
                 "--data-dir", "C:\\ProgramData\\scheduled-events-bridge",
-                "--jvm", "C:\\Program Files\\Microsoft\\jdk-17\\bin\\server\\jvm.dll",
-                "--jvm-options", options.toString(), "--out", out.toString()));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+                "--jvm-options", options.toString()));
+        Process process = new ProcessBuilder(command).start();
+        process.getOutputStream().close();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String errors = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(output).isZero();
+        assertThat(process.exitValue()).as(errors).isZero();
 
-        assertThat(Files.readAllLines(out, StandardCharsets.UTF_8)).contains(
-                "--StartMode=jvm", "--JvmOptions=-Xrs", "++JvmOptions=-XX:+UseSerialGC", "++JvmOptions=-Xmx96m",
-                "--Classpath=C:\\Program Files\\scheduled-events-bridge\\scheduled-events-bridge.jar",
-                "++JvmOptions=-Dbridge.config=C:\\ProgramData\\scheduled-events-bridge\\bridge.properties");
+        assertThat(output.lines()).contains(
+                "option\t--StartMode=jvm", "option\t--JvmOptions=-Xrs", "option\t++JvmOptions=-XX:+UseSerialGC",
+                "option\t++JvmOptions=-Xmx96m",
+                "option\t--Jvm=C:\\Program Files\\scheduled-events-bridge\\runtime\\bin\\server\\jvm.dll",
+                "option\t--Classpath=C:\\Program Files\\scheduled-events-bridge\\scheduled-events-bridge.jar",
+                "option\t++JvmOptions=-Dbridge.config=C:\\ProgramData\\scheduled-events-bridge\\bridge.properties");
     }
 
     private static String text(String name) {

@@ -63,9 +63,18 @@ class ServiceOptionsTest {
         List<String> arguments = new ServiceOptions(HOME, DATA, JVM,
                 List.of("-Dpath=a;b", "-Dhash=x#y", "--add-opens=java.base/java.lang=ALL-UNNAMED")).procrunArguments();
         assertThat(arguments).contains("++JvmOptions='-Dpath=a;b'", "++JvmOptions='-Dhash=x#y'",
-                "++JvmOptions9=--add-opens=java.base/java.lang=ALL-UNNAMED");
+                "--JvmOptions9=--add-opens=java.base/java.lang=ALL-UNNAMED");
         assertThatThrownBy(() -> new ServiceOptions(HOME, DATA, JVM, List.of("-Dname=it's")).procrunArguments())
                 .hasMessageContaining("contains a single quote");
+    }
+
+    @Test
+    void theJava9OptionsReplaceTheServicesListInsteadOfAddingToItOnEveryInstall() {
+        List<String> arguments = new ServiceOptions(HOME, DATA, JVM, List.of("--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "-Xmx96m", "--enable-preview")).procrunArguments();
+        assertThat(arguments.stream().filter(a -> a.contains("JvmOptions9")).toList()).containsExactly(
+                "--JvmOptions9=--add-opens=java.base/java.lang=ALL-UNNAMED", "++JvmOptions9=--enable-preview");
+        assertThat(arguments).contains("++JvmOptions=-Xmx96m");
     }
 
     @Test
@@ -98,16 +107,6 @@ class ServiceOptionsTest {
 
         assertThat(ServiceOptions.readArgumentFile(Files.readString(Path.of("packaging/jvm.options"))))
                 .containsExactlyElementsOf(launcher);
-    }
-
-    @Test
-    void theCommandLineWritesOneArgumentPerLineInUtf8(@TempDir Path work) throws Exception {
-        Path options = Files.writeString(work.resolve("jvm.options"), "-Xmx96m\n-Dname=Überwachung\n");
-        Path out = work.resolve("service-options.txt");
-        ServiceOptions.main(new String[] {"--install-dir", HOME, "--data-dir", "D:\\Daten\\seb", "--jvm", JVM,
-                "--jvm-options", options.toString(), "--out", out.toString()});
-        assertThat(Files.readAllLines(out, StandardCharsets.UTF_8)).contains("++JvmOptions=-Xmx96m",
-                "++JvmOptions=-Dname=Überwachung", "--LogPath=D:\\Daten\\seb\\logs");
     }
 
     private static String value(List<String> arguments, String prefix) {
