@@ -62,9 +62,8 @@ class PowerShellCommandTest {
 
     @Test
     void theRefusalOfALongCommandNamesTheFolderTheInstallerMakesForScripts() throws Exception {
-        String install = java.nio.file.Files.readString(java.nio.file.Path.of("packaging/windows/install.ps1"));
-        assertThat(install).as("install.ps1 makes the actions folder in the data folder")
-                .contains("'actions'");
+        assertThat(io.github.scheduledeventsbridge.windows.install.DataFolderPlan.DIRECTORIES)
+                .as("the installer makes the actions folder in the data folder").contains("actions");
         assertThatThrownBy(() -> PowerShellCommand.argv(POWERSHELL, "x".repeat(13_000)))
                 .hasMessageContaining("& \"$env:ProgramData\\scheduled-events-bridge\\actions\\prepare.ps1\"")
                 .hasMessageNotContaining("config\\actions");

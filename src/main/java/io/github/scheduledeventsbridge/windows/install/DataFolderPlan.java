@@ -27,7 +27,7 @@ import java.util.Set;
 public final class DataFolderPlan {
 
     /** Directories the agent and the installer expect, and the files the installer copies once. */
-    static final List<String> DIRECTORIES = List.of("logs", "tmp", "actions");
+    public static final List<String> DIRECTORIES = List.of("logs", "tmp", "actions");
     static final List<String> DEFAULT_FILES = List.of("bridge.properties", "jvm.options");
 
     static final String MODIFY = "0x1301bf";
