@@ -332,8 +332,11 @@ if ($NoStart) {
     return
 }
 function Show-ServiceLog {
-    $log = Get-ChildItem -Path (Join-Path $DataDir 'logs') -Filter '*-std*.log' -ErrorAction SilentlyContinue |
-        Sort-Object -Property LastWriteTime -Descending | Select-Object -First 2
+    # procrun's stdout and stderr hold what happened before the agent's own log opened; after that,
+    # scheduled-events-bridge.log has it.
+    $log = @(Get-ChildItem -Path (Join-Path $DataDir 'logs') -Filter '*-std*.log' -ErrorAction SilentlyContinue |
+        Sort-Object -Property LastWriteTime -Descending | Select-Object -First 2) +
+        @(Get-Item -LiteralPath (Join-Path $DataDir 'logs\scheduled-events-bridge.log') -ErrorAction SilentlyContinue)
     foreach ($file in $log) { Get-Content -LiteralPath $file.FullName -Tail 15 -Encoding UTF8 }
 }
 try {

@@ -6,6 +6,7 @@ import io.github.scheduledeventsbridge.config.ConfigFileEncoding;
 import io.github.scheduledeventsbridge.config.ConfigKeys;
 import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
 import io.github.scheduledeventsbridge.delivery.eventlog.LifeEvent;
+import io.github.scheduledeventsbridge.windows.install.JavaRuntimes;
 import io.github.scheduledeventsbridge.logging.BridgeLogging;
 import io.github.scheduledeventsbridge.logging.LineFormatter;
 import io.github.scheduledeventsbridge.logging.LogFileSettings;
@@ -38,6 +39,8 @@ import static java.util.stream.Collectors.joining;
  * and exit code 2, which systemd does not restart.
  */
 public final class BridgeApplication {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BridgeApplication.class);
 
     static final int BAD_CONFIGURATION = 2;
 
@@ -80,7 +83,6 @@ public final class BridgeApplication {
      */
     public static void start(String[] args) throws Exception {
         BridgeLogging.configure();
-        io.github.scheduledeventsbridge.windows.install.JavaRuntimes.warnIfNewerInstalled();
         int code = ServiceHost.run(BridgeApplication::runAgent);
         if (code != 0) {
             System.exit(code);
@@ -103,6 +105,11 @@ public final class BridgeApplication {
                 @Override
                 public void afterStart(BaseMainSupport started) {
                     AgentLifeLog.report(LifeEvent.STARTED, startedLine(Platform.current()));
+                    // After start, so that it reaches the agent's own log file and the Application log.
+                    JavaRuntimes.newerThanRunning().ifPresent(line -> {
+                        LOG.warn(line);
+                        AgentLifeLog.report(LifeEvent.JAVA_OUTDATED, line);
+                    });
                 }
             });
             int code = main.run(new String[0]);

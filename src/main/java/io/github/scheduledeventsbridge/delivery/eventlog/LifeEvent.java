@@ -19,7 +19,9 @@ public enum LifeEvent {
     SINK_FAILING(2021, EntryType.WARNING),
     SINK_RECOVERED(2022, EntryType.INFORMATION),
     /** This VM's name is not known yet, and a decision about "this VM" needs it. */
-    IDENTITY_UNKNOWN(2031, EntryType.WARNING);
+    IDENTITY_UNKNOWN(2031, EntryType.WARNING),
+    /** A newer Java is installed than the private runtime the service runs on: run install.ps1 again. */
+    JAVA_OUTDATED(2041, EntryType.WARNING);
 
     private final int eventId;
     private final EntryType type;

@@ -10,8 +10,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The Javas installed on a Windows VM, by the version their {@code release} file names (every JDK and JRE since 9
@@ -23,7 +21,6 @@ public final class JavaRuntimes {
     static final List<String> VENDOR_FOLDERS = List.of("Microsoft", "Eclipse Adoptium", "Zulu", "Java",
             "Amazon Corretto", "BellSoft", "Semeru");
     public static final int MINIMUM_FEATURE = 17;
-    private static final Logger LOG = LoggerFactory.getLogger(JavaRuntimes.class);
 
     public record Java(Path home, Runtime.Version version) {
     }
@@ -98,10 +95,9 @@ public final class JavaRuntimes {
      * At the Windows service's start: one warning when a newer Java is installed under {@code %ProgramFiles%} than
      * the private copy the service runs on.
      */
-    public static void warnIfNewerInstalled() {
+    /** Where Java is installed as Windows installs it: a newer Java than the one running, said as one line. */
+    public static Optional<String> newerThanRunning() {
         String programFiles = System.getenv("ProgramFiles");
-        if (programFiles != null) {
-            newerInstalled(Runtime.version(), installed(Path.of(programFiles))).ifPresent(LOG::warn);
-        }
+        return programFiles == null ? Optional.empty() : newerInstalled(Runtime.version(), installed(Path.of(programFiles)));
     }
 }
