@@ -66,7 +66,7 @@ class ActionStateTest {
         List<ActionState.Entry> fresh = state.requestAll(requests);
         assertThat(fresh).hasSize(1000);
         assertThat(state.requestAll(requests)).as("asked for before").isEmpty();
-        state.finished(state.started(fresh.get(7), 4242, 1234), MAPPER.createObjectNode().put("id", "r"), false);
+        state.finished(state.started(fresh.get(7), new ProcessIdentity(4242, 1234, 56L, "boot", "pid:[1]")), MAPPER.createObjectNode().put("id", "r"), false);
 
         assertThat(Files.readAllLines(dir.resolve(ActionLog.FILE))).hasSize(1 + 1000 + 2);
         assertThat(Files.exists(dir.resolve(ActionState.FILE))).as("no snapshot rewritten per step").isFalse();
@@ -83,11 +83,11 @@ class ActionStateTest {
     void aStartedCommandsPidIsRememberedForTheNextStart() {
         ActionState state = new ActionState(dir);
         state.request("prepare", "A", input("a"));
-        state.started(state.entries().get(0), 4242, 1234);
-        assertThat(new ActionState(dir).entries().get(0)).satisfies(e -> {
-            assertThat(e.pid()).isEqualTo(4242);
-            assertThat(e.pidStartMillis()).isEqualTo(1234);
-        });
+        ProcessIdentity process = new ProcessIdentity(4242, 1234, 56L, "boot", "pid:[4026531836]");
+        state.started(state.entries().get(0), process);
+        assertThat(new ActionState(dir).entries().get(0).process()).as("from the log").isEqualTo(process);
+        new ActionState(dir, 2_000, 0).compactIfDue();
+        assertThat(new ActionState(dir).entries().get(0).process()).as("from the snapshot").isEqualTo(process);
     }
 
     @Test
