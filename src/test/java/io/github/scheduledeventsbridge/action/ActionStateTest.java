@@ -104,6 +104,53 @@ class ActionStateTest {
     }
 
     @Test
+    void anUnreadableLineInTheMiddleIsSetAsideAndTheStepsAfterItAreKept() throws Exception {
+        ActionState state = new ActionState(dir);
+        state.request("prepare", "A", input("a"));
+        state.request("prepare", "B", input("b"));
+        ActionState.Entry a = state.find("prepare", "A").orElseThrow();
+        // B's prepare succeeded, its outcome message was recorded and its approval decided...
+        state.approvalDone(state.reported(state.finished(state.find("prepare", "B").orElseThrow(),
+                MAPPER.createObjectNode().put("id", "outcome-b"), true)));
+        // ...after a step that is now unreadable (A's start, a disk error), among others.
+        state.started(a, new ProcessIdentity(4242, 1234, 56L, "boot", "pid:[1]"));
+        Path log = dir.resolve(ActionLog.FILE);
+        List<String> lines = new ArrayList<>(Files.readAllLines(log));
+        String garbage = "{\"op\":\"start\u0000\u0000" + "x".repeat(10_000);
+        lines.add(3, garbage);
+        for (int i = 0; i < 150; i++) {
+            lines.add(4, "not json " + i);
+        }
+        Files.write(log, lines);
+
+        ActionState reloaded = new ActionState(dir);
+        assertThat(reloaded.find("prepare", "B")).get().as("not run again, not reported again").satisfies(b -> {
+            assertThat(b.status()).isEqualTo("finished");
+            assertThat(b.reported()).isTrue();
+            assertThat(b.approvalPending()).isFalse();
+        });
+        assertThat(reloaded.find("prepare", "A").orElseThrow().pid()).as("the step after the bad lines").isEqualTo(4242);
+        List<Path> asides;
+        try (var files = Files.list(dir)) {
+            asides = files.filter(f -> f.getFileName().toString().startsWith("actions.log.corrupt-")).toList();
+        }
+        assertThat(asides).hasSize(1);
+        List<String> aside = Files.readAllLines(asides.get(0));
+        assertThat(aside).as("at most 100 lines kept").hasSize(100);
+        assertThat(aside.get(0)).as("each at most 4 KiB").hasSize(4096).startsWith("{\"op\":\"start");
+        assertThat(Files.readAllLines(log)).as("the log keeps its readable lines only")
+                .hasSize(lines.size() - 151).noneMatch(l -> l.startsWith("not json"));
+
+        reloaded.finished(reloaded.find("prepare", "A").orElseThrow(), MAPPER.createObjectNode(), false);
+        assertThat(new ActionState(dir).entries()).extracting(ActionState.Entry::status)
+                .containsExactly("finished", "finished");
+        try (var files = Files.list(dir)) {
+            assertThat(files.filter(f -> f.getFileName().toString().startsWith("actions.log.corrupt-")))
+                    .as("nothing more set aside").hasSize(1);
+        }
+    }
+
+    @Test
     void aSnapshotReplacesTheLogAndALogLeftFromBeforeItIsIgnored() throws Exception {
         // Keeps 20 finished entries; a snapshot once the log passes 4 KiB.
         ActionState state = new ActionState(dir, 20, 4096);
