@@ -209,8 +209,7 @@ public final class ActionRunner {
     private boolean affectsThisVm(OutboundEvent t, String action) {
         VmIdentity.Vm vm = identity.vm();
         if (vm == null) {
-            identity.warnUnknown("running the " + action + " command for " + t.eventId()
-                    + " as if every event affected this VM");
+            identity.warnUnknown("prepare and recover commands run for every event, as if each affected this VM");
             return true;
         }
         return t.resources().stream().anyMatch(vm.name()::equalsIgnoreCase);

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -130,14 +131,26 @@ class ActionsTest {
     @Test
     void whileThisVmIsUnknownEveryEventCountsAndLeaderOnlyApprovalSaysWhyNothingIsApproved() throws Exception {
         String prepare = script("prepare.sh", "echo run >> " + work + "/prepare-$SEB_EVENT_ID.count");
+        String recover = script("recover.sh", "echo run >> " + work + "/recover-$SEB_EVENT_ID.count");
+        List<String> more = List.of("BBBBBBBB-0000-0000-0000-0000000000B2", "BBBBBBBB-0000-0000-0000-0000000000B3");
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
              LogCapture log = LogCapture.install()) {
             imds.serve(Docs.document(1, Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
             try (InProcessAgent a = agent(imds, webhook)
                     .with("bridge.imds.instance-url", "http://127.0.0.1:9/metadata/instance/compute")
                     .with("bridge.action.prepare.command", prepare)
+                    .with("bridge.action.recover.command", recover)
                     .with("bridge.approval.auto.after-prepare", "true").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(OTHERS).contains("ActionSucceeded"));
+                // More events, and their ends: each runs its prepare and its recover, none says the same again.
+                imds.serve(Docs.document(2, Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other"),
+                        Docs.scheduled(more.get(0), "Freeze", NOT_BEFORE, "vm-other"),
+                        Docs.scheduled(more.get(1), "Redeploy", NOT_BEFORE, "vm-other")));
+                await().atMost(Duration.ofSeconds(20)).until(() -> more.stream()
+                        .allMatch(id -> webhook.transitionsOf(id).contains("ActionSucceeded")));
+                imds.serve(Docs.document(3));
+                await().atMost(Duration.ofSeconds(20)).until(() -> Stream.concat(Stream.of(OTHERS), more.stream())
+                        .allMatch(id -> Files.exists(work.resolve("recover-" + id + ".count"))));
                 int served = imds.documentsServed();
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
                 // "full": the default exposure level lists only checks that are DOWN.
@@ -151,10 +164,11 @@ class ActionsTest {
             }
             assertThat(lines(work.resolve("prepare-" + OTHERS + ".count"))).hasSize(1);
             assertThat(imds.startRequests()).isEmpty();
-            // Once per consequence: the prepare that ran anyway, and the approval withheld after it.
+            // Once per consequence, whatever the number of events: the commands that ran anyway, and the approvals
+            // withheld after them.
             assertThat(log.lines()).as(log.text()).filteredOn(l -> l.contains("IMDS name is not known yet")).hasSize(2)
-                    .anyMatch(l -> l.contains("running the prepare command for " + OTHERS))
-                    .anyMatch(l -> l.contains(OTHERS + " is not approved after its prepare"));
+                    .anyMatch(l -> l.contains("prepare and recover commands run for every event"))
+                    .anyMatch(l -> l.contains("no event is approved after its prepare"));
         }
     }
 
