@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.testing.AcceptingActionSocket;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
@@ -15,6 +16,7 @@ import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -169,6 +171,49 @@ class ActionsTest {
             assertThat(log.lines()).as(log.text()).filteredOn(l -> l.contains("IMDS name is not known yet")).hasSize(2)
                     .anyMatch(l -> l.contains("prepare and recover commands run for every event"))
                     .anyMatch(l -> l.contains("no event is approved after its prepare"));
+        }
+    }
+
+    @Test
+    void aCommandThatHadExitedBeforeTheAgentWasKilledIsNotSaidToHaveBeenStillRunning() throws Exception {
+        // The prepare had exited, the agent was killed before it wrote so down, and the exited command is not reaped
+        // yet (a zombie: its new parent, PID 1 of some containers, reaps late). Here: a parent that never reaps.
+        Process parent = new ProcessBuilder("bash", "-c", "sleep 0.5 & echo $!; exec sleep 300").start();
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
+             LogCapture log = LogCapture.install()) {
+            long zombie = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(
+                    parent.getInputStream(), StandardCharsets.US_ASCII)).readLine().trim());
+            Path stat = Path.of("/proc", Long.toString(zombie), "stat");
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.readString(stat).contains(") Z "));
+            String[] fields = Files.readString(stat).substring(Files.readString(stat).lastIndexOf(')') + 2).split(" ");
+            long millis = ProcessHandle.of(zombie).orElseThrow().info().startInstant().orElseThrow().toEpochMilli();
+            ObjectNode started = MAPPER.createObjectNode().put("op", "started").put("id", "prepare|" + MINE)
+                    .put("pid", zombie).put("since", millis).put("pidStartMillis", millis)
+                    .put("pidStartTicks", Long.parseLong(fields[19]))
+                    .put("bootId", Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim())
+                    .put("pidNamespace", Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString());
+            ObjectNode request = MAPPER.createObjectNode().put("op", "request").put("id", "prepare|" + MINE)
+                    .put("action", "prepare").put("eventKey", MINE);
+            ObjectNode input = request.putObject("input").put("specversion", "1.0").put("id", "test-input")
+                    .put("source", "/scheduled-events-bridge/test").put("type", "io.github.scheduledeventsbridge.Scheduled")
+                    .put("subject", MINE);
+            input.putObject("data").put("eventId", MINE).put("transition", "Scheduled").put("eventType", "Reboot");
+            Files.write(state.resolve("actions.log"), List.of("{\"generation\":0}", request.toString(),
+                    started.toString()));
+
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook)
+                    .with("bridge.action.prepare.command", script("prepare.sh", "echo run >> " + work + "/prepare.count"))
+                    .start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> lines(work.resolve("prepare.count")).size() == 1);
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+            assertThat(lines(work.resolve("prepare.count"))).as("run again: its outcome was never written").hasSize(1);
+            assertThat(log.lines()).as(log.text()).noneMatch(l -> l.contains("was still running"))
+                    .anyMatch(l -> l.contains("was interrupted (agent stopped while it ran): running it again"));
+        } finally {
+            parent.destroyForcibly();
         }
     }
 
