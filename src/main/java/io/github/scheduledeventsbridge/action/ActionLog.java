@@ -34,8 +34,6 @@ final class ActionLog {
     static final String FILE = "actions.log";
     /** The snapshot was unreadable: whatever generation the log says, its steps are better than nothing. */
     static final long ANY_GENERATION = -1;
-    /** Files of unreadable lines set aside ({@code actions.log.corrupt-<time>}) kept, the newest. */
-    static final int MAX_ASIDE_FILES = 5;
 
     private final Path file;
     private FileChannel channel;
@@ -54,7 +52,7 @@ final class ActionLog {
         List<ObjectNode> steps = new ArrayList<>();
         long good = 0;
         long header = Long.MIN_VALUE;
-        Unreadable unreadable = new Unreadable();
+        UnreadableLines unreadable = new UnreadableLines();
         ByteArrayOutputStream kept = new ByteArrayOutputStream();
         if (Files.exists(file)) {
             byte[] bytes;
@@ -100,79 +98,11 @@ final class ActionLog {
         base = header;
         fileGeneration = header;
         size = good;
-        if (unreadable.count() > 0) {
-            setAside(unreadable, kept.toByteArray());
+        if (unreadable.count() > 0 && unreadable.setAside(file, kept.toByteArray())) {
+            size = kept.size();
         }
         openChannel();
         return steps;
-    }
-
-    /**
-     * Moves the unreadable lines to {@code actions.log.corrupt-<time>} (bounded: {@link Unreadable}) and leaves the
-     * log with its readable lines; when that cannot be written, the log stays as it is (read the same way again).
-     */
-    private void setAside(Unreadable unreadable, byte[] readable) {
-        Path aside = file.resolveSibling(FILE + ".corrupt-" + System.currentTimeMillis());
-        try {
-            AtomicFiles.write(aside, unreadable.kept());
-            AtomicFiles.write(file, readable);
-            size = readable.length;
-            LOG.warn("{}: {} unreadable line(s) set aside in {}; the steps before and after them are kept{}", file,
-                    unreadable.count(), aside, unreadable.cut() ? " (only the first " + Unreadable.MAX_LINES
-                            + " lines, " + Unreadable.MAX_LINE_BYTES + " bytes of each, are kept there)" : "");
-        } catch (IOException | UncheckedIOException e) {
-            LOG.warn("{}: {} unreadable line(s) skipped; the steps before and after them are kept (they could not be "
-                    + "set aside: {})", file, unreadable.count(), e.getMessage());
-        }
-        removeOldAsides();
-    }
-
-    /** At most {@link #MAX_ASIDE_FILES} files of unreadable lines are kept, the newest. */
-    private void removeOldAsides() {
-        try (var files = Files.list(file.getParent())) {
-            List<Path> asides = files.filter(f -> f.getFileName().toString().startsWith(FILE + ".corrupt-"))
-                    .sorted(java.util.Comparator.comparing((Path f) -> f.getFileName().toString().length())
-                            .thenComparing(f -> f.getFileName().toString()))
-                    .toList();
-            for (int i = 0; i < asides.size() - MAX_ASIDE_FILES; i++) {
-                Files.deleteIfExists(asides.get(i));
-            }
-        } catch (IOException | UncheckedIOException e) {
-            // Kept: only disk space is at stake, and the next set-aside tries again.
-        }
-    }
-
-    /** The unreadable lines of one reading: every one counted, the first {@link #MAX_LINES} kept, each cut short. */
-    private static final class Unreadable {
-        static final int MAX_LINES = 100;
-        static final int MAX_LINE_BYTES = 4096;
-
-        private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
-        private int count;
-        private boolean cut;
-
-        void add(byte[] bytes, int offset, int length) {
-            count++;
-            if (count > MAX_LINES) {
-                cut = true;
-                return;
-            }
-            cut |= length > MAX_LINE_BYTES;
-            kept.write(bytes, offset, Math.min(length, MAX_LINE_BYTES));
-            kept.write('\n');
-        }
-
-        int count() {
-            return count;
-        }
-
-        boolean cut() {
-            return cut;
-        }
-
-        byte[] kept() {
-            return kept.toByteArray();
-        }
     }
 
     /** Starts the log afresh on top of a new snapshot; a failure is retried by the next append. */

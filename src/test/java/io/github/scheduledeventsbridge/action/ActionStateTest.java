@@ -151,6 +151,24 @@ class ActionStateTest {
     }
 
     @Test
+    void theNewestFiveFilesOfUnreadableLinesAreKept() throws Exception {
+        for (int i = 0; i < 7; i++) {
+            Files.writeString(dir.resolve("actions.log.corrupt-" + (1_000_000_000_000L + i)), "old\n");
+        }
+        new ActionState(dir).request("prepare", "A", input("a"));
+        Path log = dir.resolve(ActionLog.FILE);
+        Files.writeString(log, Files.readString(log) + "not json\n");
+
+        assertThat(new ActionState(dir).entries()).hasSize(1);
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("actions.log.corrupt-")))
+                    .hasSize(5).doesNotContain("actions.log.corrupt-1000000000000", "actions.log.corrupt-1000000000001",
+                            "actions.log.corrupt-1000000000002")
+                    .anyMatch(n -> !n.startsWith("actions.log.corrupt-100000000000"));
+        }
+    }
+
+    @Test
     void aSnapshotReplacesTheLogAndALogLeftFromBeforeItIsIgnored() throws Exception {
         // Keeps 20 finished entries; a snapshot once the log passes 4 KiB.
         ActionState state = new ActionState(dir, 20, 4096);
