@@ -258,10 +258,11 @@ public final class ActionRunner {
      */
     private void endLeftover(ActionState.Entry entry) {
         List<ProcessHandle> ended = new ArrayList<>();
+        String runTag = state.runTag(entry);
         if (entry.process() != null) {
-            ProcessTree.killLeftover(entry.process()).ifPresent(ended::add);
+            ProcessTree.killLeftover(entry.process(), ActionEnvironment.RUN_TAG, runTag).ifPresent(ended::add);
         }
-        for (ProcessHandle tagged : ProcessTree.withVariable(ActionEnvironment.RUN_TAG, state.runTag(entry))) {
+        for (ProcessHandle tagged : ProcessTree.withVariable(ActionEnvironment.RUN_TAG, runTag)) {
             if (ended.stream().noneMatch(p -> p.pid() == tagged.pid())) {
                 ProcessTree.kill(tagged, false);
                 ended.add(tagged);

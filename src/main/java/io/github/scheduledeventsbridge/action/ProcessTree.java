@@ -68,13 +68,28 @@ final class ProcessTree {
 
     /**
      * A command the previous run of the agent left running (kill -9): it and the rest of its group are ended, when
-     * the process running as its pid now is provably the same one ({@link ProcessIdentity}); a pid reused by another
+     * the process running as its pid now is provably the same one ({@link ProcessIdentity}) and, where its
+     * environment can be read, carries the command's {@code variable=value} (its run tag); a pid reused by another
      * process, in a group of its own or not, is left alone. Returns the process that was ended, if any.
      */
-    static Optional<ProcessHandle> killLeftover(ProcessIdentity leftover) {
-        Optional<ProcessHandle> leader = leftover.live();
+    static Optional<ProcessHandle> killLeftover(ProcessIdentity leftover, String variable, String value) {
+        Optional<ProcessHandle> leader = leftover.live().filter(p -> !lacks(p.pid(), variable, value));
         leader.ifPresent(p -> kill(p, ownSessions()));
         return leader;
+    }
+
+    /** True when the process's environment can be read (Linux) and has no {@code variable=value}. */
+    private static boolean lacks(long pid, String variable, String value) {
+        if (!readsProc(Platform.current())) {
+            return false;
+        }
+        try {
+            byte[] environ = Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("environ"));
+            return !holds(environ, (variable + "=" + value).getBytes(StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException e) {
+            // Another user's process: the start time, boot and namespace alone prove it.
+            return false;
+        }
     }
 
     /**
@@ -116,17 +131,20 @@ final class ProcessTree {
         byte[] wanted = (variable + "=" + value).getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
         return ProcessHandle.allProcesses().filter(p -> p.pid() != self)
-                .filter(p -> holds(PROC.resolve(Long.toString(p.pid())).resolve("environ"), wanted))
+                .filter(p -> holds(readEnviron(p.pid()), wanted))
                 .filter(p -> !ProcessIdentity.exited(p.pid())).toList();
     }
 
-    private static boolean holds(Path environ, byte[] wanted) {
-        byte[] bytes;
+    /** Its environment, empty when it cannot be read. */
+    private static byte[] readEnviron(long pid) {
         try {
-            bytes = Files.readAllBytes(environ);
+            return Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("environ"));
         } catch (IOException | RuntimeException e) {
-            return false;
+            return new byte[0];
         }
+    }
+
+    private static boolean holds(byte[] bytes, byte[] wanted) {
         int start = 0;
         for (int i = 0; i <= bytes.length; i++) {
             if (i == bytes.length || bytes[i] == 0) {

@@ -66,6 +66,23 @@ class ProcessIdentityTest {
     }
 
     @Test
+    void aProvedProcessIsEndedOnlyWhenItsReadableEnvironmentCarriesTheRunTag() throws Exception {
+        Process untagged = start("exec sleep 300");
+        ProcessBuilder builder = new ProcessBuilder("bash", "-c", "exec sleep 300");
+        builder.environment().put("SEB_TEST_TAG", "tag-1");
+        Process tagged = builder.start();
+        started.add(tagged);
+
+        assertThat(ProcessTree.killLeftover(ProcessIdentity.of(untagged.pid(), 0), "SEB_TEST_TAG", "tag-1"))
+                .as("same pid, start tick, boot and namespace, but not the command's environment").isEmpty();
+        assertThat(untagged.isAlive()).isTrue();
+        assertThat(ProcessTree.killLeftover(ProcessIdentity.of(tagged.pid(), 0), "SEB_TEST_TAG", "tag-2")).isEmpty();
+        assertThat(ProcessTree.killLeftover(ProcessIdentity.of(tagged.pid(), 0), "SEB_TEST_TAG", "tag-1")).isPresent();
+        assertThat(tagged.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(untagged.isAlive()).isTrue();
+    }
+
+    @Test
     void aCommandThatHasExitedIsNotRunningEvenBeforeItIsReaped() throws Exception {
         // The child exits soon; its parent has turned into sleep by then, which never reaps it: a zombie, as after a kill -9
         // of an agent whose command had just ended, under a parent that reaps late (PID 1 of some containers).
@@ -78,7 +95,7 @@ class ProcessIdentityTest {
         assertThat(ProcessHandle.of(zombie)).as("the JDK still lists it").isPresent();
         assertThat(identity.startTicks()).isNotNull();
         assertThat(identity.live()).isEmpty();
-        assertThat(ProcessTree.killLeftover(identity)).as("nothing to end, nothing to say").isEmpty();
+        assertThat(ProcessTree.killLeftover(identity, "SEB_TEST_TAG", "x")).as("nothing to end, nothing to say").isEmpty();
         assertThat(ProcessIdentity.exited(zombie)).isTrue();
         assertThat(ProcessTree.awaitGone(ProcessHandle.of(zombie).orElseThrow(), Duration.ofSeconds(5))).isTrue();
     }
