@@ -114,7 +114,7 @@ record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootI
     }
 
     /** The fields of /proc/PID/stat that matter here. */
-    record Stat(char state, long processGroup, long startTicks) {
+    record Stat(char state, long startTicks) {
 
         /** Z (zombie) and X (dead): exited, only not reaped yet. */
         boolean exited() {
@@ -127,7 +127,7 @@ record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootI
                 // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so count from the last ')'.
                 String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                 // fields[0] is field 3 (state); field 22 (starttime) is fields[19].
-                return new Stat(fields[0].charAt(0), Long.parseLong(fields[2]), Long.parseLong(fields[19]));
+                return new Stat(fields[0].charAt(0), Long.parseLong(fields[19]));
             } catch (IOException | RuntimeException e) {
                 return null;
             }
