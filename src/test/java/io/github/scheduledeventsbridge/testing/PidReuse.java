@@ -28,6 +28,9 @@ public final class PidReuse {
         if (!Files.isWritable(NS_LAST_PID)) {
             throw new IllegalStateException("this test reuses a pid for real: it runs as root (writes " + NS_LAST_PID + ")");
         }
+        // A group still named after the pid (what the old command started, ending) would make setsid fail.
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.allProcesses()
+                .noneMatch(p -> groupOf(p.pid()) == pid));
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             if (ProcessHandle.of(pid).isPresent()) {
                 throw new IllegalStateException("pid " + pid + " is taken already");
@@ -48,6 +51,14 @@ public final class PidReuse {
             ProcessHandle.of(got).ifPresent(ProcessHandle::destroyForcibly);
         }
         throw new IllegalStateException("pid " + pid + " was taken by others " + ATTEMPTS + " times");
+    }
+
+    private static long groupOf(long pid) {
+        try {
+            return processGroup(pid);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     /** The process group of a live process, from /proc/PID/stat. */
