@@ -85,10 +85,8 @@ final class ActionExecution {
 
         @Override
         public void started(long pid) {
-            long since = ProcessHandle.of(pid).flatMap(p -> p.info().startInstant()).map(java.time.Instant::toEpochMilli)
-                    .orElse(clock.millis());
             try {
-                state.started(entry, pid, since);
+                state.started(entry, ProcessIdentity.of(pid, clock.millis()));
             } catch (UncheckedIOException e) {
                 LOG.warn("[{}] pid {} could not be written down ({}): were the agent killed now, its restart could not "
                         + "end this command", label, pid, e.getMessage());

@@ -63,12 +63,12 @@ public final class ActionHost {
         try {
             spec = HostProtocol.readRequest(in);
         } catch (IOException e) {
-            diagnostics.println("action host: bad request: " + e.getMessage());
+            say("action host: bad request: " + e.getMessage());
             return BAD_REQUEST;
         } finally {
             requestWatch.interrupt();
         }
-        diagnostics.println("action host: running " + spec.label() + " (timeout " + spec.timeout().toMillis() + " ms)");
+        say("action host: running " + spec.label() + " (timeout " + spec.timeout().toMillis() + " ms)");
         watchdog(spec.timeout().plus(GRACE), "the command outlived its timeout", DEADLINE);
         Thread hangUp = new Thread(this::awaitHangUp, "action-host-connection");
         hangUp.setDaemon(true);
@@ -88,12 +88,37 @@ public final class ActionHost {
                 HostProtocol.writeEnd(out, result);
             }
         } catch (IOException e) {
-            diagnostics.println("action host: the outcome could not be sent: " + e.getMessage());
+            say("action host: the outcome could not be sent: " + e.getMessage());
             return CONNECTION_LOST;
         }
-        diagnostics.println("action host: " + spec.label() + " " + result.outcome()
+        say("action host: " + spec.label() + " " + result.outcome()
                 + (result.exitCode() == null ? "" : " (exit code " + result.exitCode() + ")"));
         return OK;
+    }
+
+    /**
+     * One line to the journal (standard error), escaped as the agent's own log escapes (docs/security.md): the
+     * event id and whatever a request carries cannot start a line of their own or send terminal escapes.
+     */
+    private void say(String line) {
+        diagnostics.println(escaped(line));
+    }
+
+    /** C0 controls, DEL, C1 controls and U+2028/9 as \n, \r, \t or \\uXXXX. */
+    static String escaped(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            int shortForm = "\n\r\t".indexOf(c);
+            if (shortForm >= 0) {
+                out.append('\\').append("nrt".charAt(shortForm));
+            } else if (c < 0x20 || c >= 0x7f && c <= 0x9f || c == '\u2028' || c == '\u2029') {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 
     /** The agent sends nothing after its request: the end of the stream (or an error) means it is gone. */
@@ -151,7 +176,7 @@ public final class ActionHost {
             }
             abandoning = true;
         }
-        diagnostics.println("action host: " + reason + ": killing the command and its children");
+        say("action host: " + reason + ": killing the command and its children");
         for (Process process : running.close(KILL_WAIT)) {
             ProcessTree.kill(process.toHandle(), ProcessTree.ownSessions());
         }

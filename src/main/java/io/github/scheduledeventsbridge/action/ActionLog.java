@@ -24,7 +24,8 @@ import java.util.List;
  * The steps of {@link ActionState} since its last snapshot, one JSON object a line ({@code actions.log}), each append
  * forced to disk before it counts. The first line names the snapshot generation the steps build on: a log left from
  * before the last snapshot (a crash between the two writes) is ignored, the snapshot holds its steps already. A torn
- * last line (a crash mid-append) is cut off when the log is opened.
+ * last line (a crash mid-append) is cut off when the log is opened; an unreadable whole line elsewhere is set aside
+ * ({@code actions.log.corrupt-<time>}, bounded) and the steps after it still count.
  */
 final class ActionLog {
 
@@ -51,6 +52,8 @@ final class ActionLog {
         List<ObjectNode> steps = new ArrayList<>();
         long good = 0;
         long header = Long.MIN_VALUE;
+        UnreadableLines unreadable = new UnreadableLines();
+        ByteArrayOutputStream kept = new ByteArrayOutputStream();
         if (Files.exists(file)) {
             byte[] bytes;
             try {
@@ -68,13 +71,16 @@ final class ActionLog {
                 }
                 ObjectNode line = parse(bytes, start, i - start);
                 if (line == null) {
-                    LOG.warn("{}: an unreadable line at byte {}; the steps after it are ignored", file, start);
-                    break;
-                }
-                if (start == 0) {
-                    header = line.path("generation").asLong(Long.MIN_VALUE);
+                    // One bad line (a disk error, a hand edit) costs only itself: the steps after it still count
+                    // (a bad first line leaves the generation unknown: then the log is not taken, as before).
+                    unreadable.add(bytes, start, i - start);
                 } else {
-                    steps.add(line);
+                    if (start == 0) {
+                        header = line.path("generation").asLong(Long.MIN_VALUE);
+                    } else {
+                        steps.add(line);
+                    }
+                    kept.write(bytes, start, i + 1 - start);
                 }
                 start = i + 1;
                 good = start;
@@ -92,6 +98,9 @@ final class ActionLog {
         base = header;
         fileGeneration = header;
         size = good;
+        if (unreadable.count() > 0 && unreadable.setAside(file, kept.toByteArray())) {
+            size = kept.size();
+        }
         openChannel();
         return steps;
     }

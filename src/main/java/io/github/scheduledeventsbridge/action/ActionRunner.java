@@ -133,7 +133,7 @@ public final class ActionRunner {
             if (entry.status().equals(ActionState.REQUESTED) && entry.action().equals(RECOVER)) {
                 abandonDeferredPrepare(entry.eventKey());
                 LOG.warn("The recover command for {} had not finished when the agent stopped: running it {}",
-                        eventId(entry), entry.pid() == null ? "now" : "again");
+                        eventId(entry), entry.process() == null ? "now" : "again");
                 lanes.submit(entry.eventKey(), () -> run(entry));
             } else if (!entry.status().equals(ActionState.REQUESTED) && (!entry.reported() || entry.approvalPending())) {
                 reporter.add(entry);
@@ -209,8 +209,7 @@ public final class ActionRunner {
     private boolean affectsThisVm(OutboundEvent t, String action) {
         VmIdentity.Vm vm = identity.vm();
         if (vm == null) {
-            identity.warnUnknown("running the " + action + " command for " + t.eventId()
-                    + " as if every event affected this VM");
+            identity.warnUnknown("prepare and recover commands run for every event, as if each affected this VM");
             return true;
         }
         return t.resources().stream().anyMatch(vm.name()::equalsIgnoreCase);
@@ -253,23 +252,30 @@ public final class ActionRunner {
 
     /**
      * A command the previous run of the agent left behind (kill -9): ended before anything else runs for its event.
-     * Found by its pid, or (killed before the pid was written down) by its run tag.
+     * Found by its pid when the process running as that pid now is provably the same one (a reused pid is never
+     * killed), and by its run tag (what it started, or a command killed before its pid was written down). Says only
+     * what happened: a command that had exited before the agent was killed is not "still running".
      */
     private void endLeftover(ActionState.Entry entry) {
-        boolean byPid = entry.pid() != null && entry.pidStartMillis() != null
-                && ProcessTree.killLeftover(entry.pid(), entry.pidStartMillis());
-        List<ProcessHandle> tagged = ProcessTree.withVariable(ActionEnvironment.RUN_TAG, state.runTag(entry));
-        tagged.forEach(process -> ProcessTree.kill(process, false));
-        if (!byPid && tagged.isEmpty()) {
+        List<ProcessHandle> ended = new ArrayList<>();
+        String runTag = state.runTag(entry);
+        if (entry.process() != null) {
+            ProcessTree.killLeftover(entry.process(), ActionEnvironment.RUN_TAG, runTag).ifPresent(ended::add);
+        }
+        for (ProcessHandle tagged : ProcessTree.withVariable(ActionEnvironment.RUN_TAG, runTag)) {
+            if (ended.stream().noneMatch(p -> p.pid() == tagged.pid())) {
+                ProcessTree.kill(tagged, false);
+                ended.add(tagged);
+            }
+        }
+        if (ended.isEmpty()) {
             return;
         }
-        String pids = byPid ? "pid " + entry.pid()
-                : "pid " + tagged.stream().map(p -> Long.toString(p.pid())).collect(java.util.stream.Collectors.joining(", "));
+        String pids = "pid " + ended.stream().map(p -> Long.toString(p.pid()))
+                .collect(java.util.stream.Collectors.joining(", "));
         LOG.warn("The {} command for {} was still running from before the agent restarted ({}): ended with "
                 + "everything it started, before anything else runs for this event", entry.action(), eventId(entry), pids);
-        boolean gone = byPid ? ProcessTree.awaitGone(entry.pid(), entry.pidStartMillis(), LEFTOVER_WAIT)
-                : tagged.stream().allMatch(p -> ProcessTree.awaitGone(p, LEFTOVER_WAIT));
-        if (!gone) {
+        if (!ended.stream().allMatch(p -> ProcessTree.awaitGone(p, LEFTOVER_WAIT))) {
             LOG.warn("The {} command for {} ({}) is still there after {} s; going on", entry.action(), eventId(entry),
                     pids, LEFTOVER_WAIT.toSeconds());
         }

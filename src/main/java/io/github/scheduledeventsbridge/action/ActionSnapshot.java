@@ -47,8 +47,7 @@ final class ActionSnapshot {
                         (ObjectNode) node.get("input"), node.path("status").asText(),
                         node.hasNonNull("result") ? (ObjectNode) node.get("result") : null,
                         node.path("reported").asBoolean(), node.path("approvalPending").asBoolean(),
-                        node.hasNonNull("pid") ? node.get("pid").asLong() : null,
-                        node.hasNonNull("pidStartMillis") ? node.get("pidStartMillis").asLong() : null));
+                        ProcessIdentity.readFrom(node)));
             }
             return new Loaded(root.path("generation").asLong(0), bytes.length, entries);
         } catch (AccessDeniedException e) {
@@ -79,9 +78,8 @@ final class ActionSnapshot {
             node.put("status", e.status());
             node.put("reported", e.reported());
             node.put("approvalPending", e.approvalPending());
-            if (e.pid() != null) {
-                node.put("pid", e.pid());
-                node.put("pidStartMillis", e.pidStartMillis());
+            if (e.process() != null) {
+                e.process().writeTo(node);
             }
             node.set("input", e.input());
             if (e.result() != null) {

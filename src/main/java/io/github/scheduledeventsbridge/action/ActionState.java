@@ -38,11 +38,11 @@ public final class ActionState {
 
     /**
      * One action for one event. {@code approvalPending}: a prepare that succeeded and still has to be considered for
-     * approval. {@code pid}/{@code pidStartMillis}: the process it runs as (null before it started), so that a
-     * restart after kill -9 can end what the previous run left behind.
+     * approval. {@code process}: the process it runs as (null before it started), so that a restart after kill -9
+     * can end what the previous run left behind, and nothing else.
      */
     public record Entry(String action, String eventKey, ObjectNode input, String status, ObjectNode result,
-                        boolean reported, boolean approvalPending, Long pid, Long pidStartMillis) {
+                        boolean reported, boolean approvalPending, ProcessIdentity process) {
         public String id() {
             return id(action, eventKey);
         }
@@ -52,12 +52,16 @@ public final class ActionState {
         }
 
         Entry with(String newStatus, ObjectNode newResult, boolean newReported, boolean newApprovalPending) {
-            return new Entry(action, eventKey, input, newStatus, newResult, newReported, newApprovalPending, pid,
-                    pidStartMillis);
+            return new Entry(action, eventKey, input, newStatus, newResult, newReported, newApprovalPending, process);
         }
 
-        Entry withProcess(Long newPid, Long newStartMillis) {
-            return new Entry(action, eventKey, input, status, result, reported, approvalPending, newPid, newStartMillis);
+        Entry withProcess(ProcessIdentity newProcess) {
+            return new Entry(action, eventKey, input, status, result, reported, approvalPending, newProcess);
+        }
+
+        /** The pid its command runs as, null before it started and once it ended. */
+        public Long pid() {
+            return process == null ? null : process.pid();
         }
     }
 
@@ -112,7 +116,7 @@ public final class ActionState {
             if (entries.containsKey(id) || fresh.stream().anyMatch(e -> e.id().equals(id))) {
                 continue;
             }
-            fresh.add(new Entry(r.action(), r.eventKey(), r.input(), REQUESTED, null, false, false, null, null));
+            fresh.add(new Entry(r.action(), r.eventKey(), r.input(), REQUESTED, null, false, false, null));
             steps.add(step("request", id).put("action", r.action()).put("eventKey", r.eventKey()).set("input", r.input()));
         }
         if (fresh.isEmpty()) {
@@ -124,23 +128,25 @@ public final class ActionState {
     }
 
     /** The command of this action now runs as this process (a session leader where setsid exists). */
-    public synchronized Entry started(Entry entry, long pid, long startMillis) {
+    public synchronized Entry started(Entry entry, ProcessIdentity process) {
         Entry current = current(entry);
-        log.append(generation, List.of(step("started", entry.id()).put("pid", pid).put("since", startMillis)));
-        return put(current.withProcess(pid, startMillis));
+        ObjectNode step = step("started", entry.id());
+        process.writeTo(step);
+        log.append(generation, List.of(step));
+        return put(current.withProcess(process));
     }
 
     /** An interrupted prepare whose event ended meanwhile: never run again, nothing left to report. */
     public synchronized Entry abandoned(Entry entry) {
         log.append(generation, List.of(step("abandoned", entry.id())));
-        return put(current(entry).with(ABANDONED, null, true, false).withProcess(null, null));
+        return put(current(entry).with(ABANDONED, null, true, false).withProcess(null));
     }
 
     public synchronized Entry finished(Entry entry, ObjectNode result, boolean approvalPending) {
         ObjectNode step = step("finished", entry.id()).put("approvalPending", approvalPending);
         step.set("result", result);
         log.append(generation, List.of(step));
-        return put(current(entry).with(FINISHED, result, false, approvalPending).withProcess(null, null));
+        return put(current(entry).with(FINISHED, result, false, approvalPending).withProcess(null));
     }
 
     /** Their outcome messages are recorded in the journal's outbox: one append for all of them. */
@@ -237,7 +243,7 @@ public final class ActionState {
         if (op.equals("request")) {
             if (!entries.containsKey(id) && step.get("input") instanceof ObjectNode input) {
                 Entry e = new Entry(step.path("action").asText(), step.path("eventKey").asText(), input, REQUESTED,
-                        null, false, false, null, null);
+                        null, false, false, null);
                 entries.put(e.id(), e);
             }
             return;
@@ -247,10 +253,10 @@ public final class ActionState {
             return;
         }
         switch (op) {
-            case "started" -> put(e.withProcess(step.path("pid").asLong(), step.path("since").asLong()));
-            case "abandoned" -> put(e.with(ABANDONED, null, true, false).withProcess(null, null));
+            case "started" -> put(e.withProcess(ProcessIdentity.readFrom(step)));
+            case "abandoned" -> put(e.with(ABANDONED, null, true, false).withProcess(null));
             case "finished" -> put(e.with(FINISHED, step.get("result") instanceof ObjectNode r ? r : null, false,
-                    step.path("approvalPending").asBoolean()).withProcess(null, null));
+                    step.path("approvalPending").asBoolean()).withProcess(null));
             case "reported" -> put(e.with(e.status(), e.result(), true, e.approvalPending()));
             case "approvalDone" -> put(e.with(e.status(), e.result(), e.reported(), false));
             default -> LOG.warn("Unknown step {} in {} ignored", op, ActionLog.FILE);

@@ -131,8 +131,8 @@ final class AfterPrepareApproval {
     private boolean onlyThisVm(ScheduledEvent event) {
         VmIdentity.Vm vm = identity.vm();
         if (vm == null) {
-            identity.warnUnknown(event.eventId() + " is not approved after its prepare (whether that would release "
-                    + "other VMs cannot be told)");
+            identity.warnUnknown("no event is approved after its prepare (whether that would release other VMs "
+                    + "cannot be told)");
             metrics.approval(ActionMetrics.IDENTITY_UNKNOWN);
             return false;
         }

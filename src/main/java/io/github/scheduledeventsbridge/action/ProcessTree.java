@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -68,44 +67,58 @@ final class ProcessTree {
     }
 
     /**
-     * A command the previous run of the agent left running (kill -9): it and the rest of its group are ended, if
-     * they are still there. The pid counts only with the same start time (a pid can be reused); when the leader has
-     * ended, the members of its group that started after it are ended (Linux: from /proc).
+     * A command the previous run of the agent left running (kill -9): it and the rest of its group are ended, when
+     * the process running as its pid now is provably the same one ({@link ProcessIdentity}) and, where its
+     * environment can be read, carries the command's {@code variable=value} (its run tag); a pid reused by another
+     * process, in a group of its own or not, is left alone. Returns the process that was ended, if any.
      */
-    static boolean killLeftover(long pid, long startMillis) {
-        Optional<ProcessHandle> leader = ProcessHandle.of(pid).filter(p -> p.info().startInstant()
-                .map(s -> Math.abs(s.toEpochMilli() - startMillis) < 1000).orElse(false));
-        if (leader.isPresent()) {
-            kill(leader.get(), ownSessions());
-            return true;
-        }
-        List<ProcessHandle> members = groupMembers(pid, Instant.ofEpochMilli(startMillis - 1000));
-        members.forEach(m -> kill(m, false));
-        return !members.isEmpty();
+    static Optional<ProcessHandle> killLeftover(ProcessIdentity leftover, String variable, String value) {
+        Optional<ProcessHandle> leader = leftover.live().filter(p -> !lacks(p.pid(), variable, value));
+        leader.ifPresent(p -> kill(p, ownSessions()));
+        return leader;
     }
 
-    /** Waits until the leftover is gone (an action host ends its own; the agent may not kill another user's). */
-    static boolean awaitGone(long pid, long startMillis, java.time.Duration atMost) {
-        Optional<ProcessHandle> leader = ProcessHandle.of(pid).filter(p -> p.info().startInstant()
-                .map(s -> Math.abs(s.toEpochMilli() - startMillis) < 1000).orElse(false));
-        return leader.isEmpty() || awaitGone(leader.get(), atMost);
-    }
-
-    static boolean awaitGone(ProcessHandle process, java.time.Duration atMost) {
-        try {
-            process.onExit().get(atMost.toMillis(), TimeUnit.MILLISECONDS);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /** True when the process's environment can be read (Linux) and has no {@code variable=value}. */
+    private static boolean lacks(long pid, String variable, String value) {
+        if (!readsProc(Platform.current())) {
             return false;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        }
+        try {
+            byte[] environ = Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("environ"));
+            return !holds(environ, (variable + "=" + value).getBytes(StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException e) {
+            // Another user's process: the start time, boot and namespace alone prove it.
             return false;
         }
     }
 
     /**
+     * Waits until the process has exited (an action host ends its own leftovers; the agent may not kill another
+     * user's). Exited counts, reaped or not: a zombie whose new parent is slow to reap it is not still running.
+     */
+    static boolean awaitGone(ProcessHandle process, java.time.Duration atMost) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (process.isAlive() && !ProcessIdentity.exited(process.pid())) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            try {
+                process.onExit().get(Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, 200), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // Looked at again: a zombie never completes onExit for a process that is not a child.
+            }
+        }
+        return true;
+    }
+
+    /**
      * Linux: the live processes whose environment holds {@code variable=value} (a command and what it started inherit
-     * it). Others' processes cannot be read and are skipped; without /proc (Windows) there are none.
+     * it), zombies (exited, not yet reaped) left out. Others' processes cannot be read and are skipped; without /proc
+     * (Windows) there are none.
      */
     static List<ProcessHandle> withVariable(String variable, String value) {
         return withVariable(Platform.current(), variable, value);
@@ -118,16 +131,20 @@ final class ProcessTree {
         byte[] wanted = (variable + "=" + value).getBytes(StandardCharsets.UTF_8);
         long self = ProcessHandle.current().pid();
         return ProcessHandle.allProcesses().filter(p -> p.pid() != self)
-                .filter(p -> holds(PROC.resolve(Long.toString(p.pid())).resolve("environ"), wanted)).toList();
+                .filter(p -> holds(readEnviron(p.pid()), wanted))
+                .filter(p -> !ProcessIdentity.exited(p.pid())).toList();
     }
 
-    private static boolean holds(Path environ, byte[] wanted) {
-        byte[] bytes;
+    /** Its environment, empty when it cannot be read. */
+    private static byte[] readEnviron(long pid) {
         try {
-            bytes = Files.readAllBytes(environ);
+            return Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("environ"));
         } catch (IOException | RuntimeException e) {
-            return false;
+            return new byte[0];
         }
+    }
+
+    private static boolean holds(byte[] bytes, byte[] wanted) {
         int start = 0;
         for (int i = 0; i <= bytes.length; i++) {
             if (i == bytes.length || bytes[i] == 0) {
@@ -140,28 +157,8 @@ final class ProcessTree {
         return false;
     }
 
-    /** Linux: the live processes in process group {@code pgid} that started at or after {@code since}. */
-    private static List<ProcessHandle> groupMembers(long pgid, Instant since) {
-        if (!readsProc(Platform.current())) {
-            return List.of();
-        }
-        return ProcessHandle.allProcesses().filter(p -> processGroup(p.pid()) == pgid)
-                .filter(p -> p.info().startInstant().map(s -> !s.isBefore(since)).orElse(false)).toList();
-    }
-
     private static boolean readsProc(Platform platform) {
-        return !platform.windows() && Files.isDirectory(PROC);
-    }
-
-    private static long processGroup(long pid) {
-        try {
-            String stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"), StandardCharsets.UTF_8);
-            // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so count from the last ')'.
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(fields[2]);
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
+        return ProcessIdentity.readsProc(platform);
     }
 
     private static void signalGroup(long pgid) {

@@ -5,6 +5,8 @@ import io.github.scheduledeventsbridge.delivery.eventlog.LifeEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.platform.Platform;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangeProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +34,7 @@ public final class VmIdentity {
     private static final Logger LOG = LoggerFactory.getLogger(VmIdentity.class);
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Duration RETRY_EVERY = Duration.ofSeconds(30);
-    /** Consequences said while unknown; a bound, since actions name events in theirs. */
+    /** Consequences said while unknown: a bound, should a caller ever name an event in its consequence. */
     private static final int MAX_SAID = 1000;
 
     private final Clock clock;
@@ -43,6 +45,12 @@ public final class VmIdentity {
     private volatile boolean confirmed;
     private volatile Instant lastAttempt = Instant.MIN;
     private final Set<String> said = ConcurrentHashMap.newKeySet();
+    /** While instance metadata fails: how often the failures are summed up in the log. */
+    static final Duration SUMMARY_EVERY = Duration.ofMinutes(10);
+    private int failures;
+    private int failuresSinceSummary;
+    private Instant failingSince;
+    private Instant nextSummary;
 
     /** Nothing kept between runs (tests). */
     public VmIdentity(Clock clock) {
@@ -116,6 +124,33 @@ public final class VmIdentity {
         }
     }
 
+    /**
+     * Route step: instance metadata did not answer. The first failure is said with its consequence; the later ones
+     * (one every 30 s) are only counted, and summed up once every {@link #SUMMARY_EVERY} while it lasts; the first
+     * answer after failures says how many there were.
+     */
+    public synchronized void unavailable(@ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception failure) {
+        String reason = failure == null ? "no answer" : String.valueOf(failure.getMessage());
+        Instant now = clock.instant();
+        failures++;
+        if (failures == 1) {
+            failingSince = now;
+            nextSummary = now.plus(SUMMARY_EVERY);
+            failuresSinceSummary = 0;
+            LOG.warn("IMDS instance metadata unavailable ({}); {}. Retried every {} s; said again once every {} min "
+                    + "while it lasts", reason, meanwhile(), RETRY_EVERY.toSeconds(), SUMMARY_EVERY.toMinutes());
+            return;
+        }
+        failuresSinceSummary++;
+        if (!now.isBefore(nextSummary)) {
+            LOG.warn("IMDS instance metadata still unavailable: {} more failed attempts in the last {} min, {} since "
+                    + "{} (the last: {})", failuresSinceSummary, SUMMARY_EVERY.toMinutes(), failures, failingSince,
+                    reason);
+            nextSummary = now.plus(SUMMARY_EVERY);
+            failuresSinceSummary = 0;
+        }
+    }
+
     /** True when IMDS has not answered in this run and the last attempt is old enough to try again. */
     public boolean shouldFetch() {
         return !confirmed && !clock.instant().isBefore(lastAttempt.plus(RETRY_EVERY));
@@ -136,6 +171,12 @@ public final class VmIdentity {
         vm = answered;
         confirmed = true;
         said.clear();
+        synchronized (this) {
+            if (failures > 0) {
+                LOG.info("IMDS instance metadata answered after {} failed attempts since {}", failures, failingSince);
+                failures = 0;
+            }
+        }
         if (lastKnown != null && !answered.equals(before)) {
             lastKnown.save(answered, clock.instant());
         }

@@ -6,6 +6,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -139,5 +145,36 @@ class ActionHostTest {
         assertThat(result.succeeded()).isTrue();
         assertThat(seen.lines.size()).isBetween(OutputLimiter.BURST_LINES, OutputLimiter.BURST_LINES + 500);
         assertThat(seen.droppedBytes).isGreaterThan(300_000);
+    }
+
+    @Test
+    void anEventIdCannotForgeLinesOfTheHostsJournal() throws Exception {
+        String forged = "E1 (timeout 1 ms)\naction host: prepare E2 succeeded (exit code 0)\r\u001b[2J\u0085\u2028";
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        // A day: the host's own deadline never ends this test's JVM.
+        HostProtocol.writeRequest(request, new CommandSpec(List.of("/bin/sh", "-c", "true"),
+                Map.of("SEB_EVENT_ID", forged), new byte[0], Duration.ofDays(1), "prepare " + forged));
+        // The agent's end of the connection: its request, then open (the host ends what runs at its end).
+        InputStream connection = new SequenceInputStream(new ByteArrayInputStream(request.toByteArray()),
+                new InputStream() {
+                    @Override
+                    public int read() {
+                        while (true) {
+                            LockSupport.park(this);
+                        }
+                    }
+                });
+        ByteArrayOutputStream journal = new ByteArrayOutputStream();
+
+        int code = new ActionHost(connection, new ByteArrayOutputStream(),
+                new PrintStream(journal, true, StandardCharsets.UTF_8)).serve();
+
+        assertThat(code).isEqualTo(ActionHost.OK);
+        List<String> lines = journal.toString(StandardCharsets.UTF_8).lines().toList();
+        assertThat(lines).as(journal.toString(StandardCharsets.UTF_8)).containsExactly(
+                "action host: running prepare E1 (timeout 1 ms)\\naction host: prepare E2 succeeded (exit code 0)"
+                        + "\\r\\u001b[2J\\u0085\\u2028 (timeout 86400000 ms)",
+                "action host: prepare E1 (timeout 1 ms)\\naction host: prepare E2 succeeded (exit code 0)"
+                        + "\\r\\u001b[2J\\u0085\\u2028 succeeded (exit code 0)");
     }
 }

@@ -66,7 +66,7 @@ class ActionStateTest {
         List<ActionState.Entry> fresh = state.requestAll(requests);
         assertThat(fresh).hasSize(1000);
         assertThat(state.requestAll(requests)).as("asked for before").isEmpty();
-        state.finished(state.started(fresh.get(7), 4242, 1234), MAPPER.createObjectNode().put("id", "r"), false);
+        state.finished(state.started(fresh.get(7), new ProcessIdentity(4242, 1234, 56L, "boot", "pid:[1]")), MAPPER.createObjectNode().put("id", "r"), false);
 
         assertThat(Files.readAllLines(dir.resolve(ActionLog.FILE))).hasSize(1 + 1000 + 2);
         assertThat(Files.exists(dir.resolve(ActionState.FILE))).as("no snapshot rewritten per step").isFalse();
@@ -83,11 +83,11 @@ class ActionStateTest {
     void aStartedCommandsPidIsRememberedForTheNextStart() {
         ActionState state = new ActionState(dir);
         state.request("prepare", "A", input("a"));
-        state.started(state.entries().get(0), 4242, 1234);
-        assertThat(new ActionState(dir).entries().get(0)).satisfies(e -> {
-            assertThat(e.pid()).isEqualTo(4242);
-            assertThat(e.pidStartMillis()).isEqualTo(1234);
-        });
+        ProcessIdentity process = new ProcessIdentity(4242, 1234, 56L, "boot", "pid:[4026531836]");
+        state.started(state.entries().get(0), process);
+        assertThat(new ActionState(dir).entries().get(0).process()).as("from the log").isEqualTo(process);
+        new ActionState(dir, 2_000, 0).compactIfDue();
+        assertThat(new ActionState(dir).entries().get(0).process()).as("from the snapshot").isEqualTo(process);
     }
 
     @Test
@@ -101,6 +101,71 @@ class ActionStateTest {
         assertThat(reloaded.entries()).extracting(ActionState.Entry::status).containsExactly("requested");
         reloaded.request("recover", "A", input("a"));
         assertThat(new ActionState(dir).ids()).containsExactly("prepare|A", "recover|A");
+    }
+
+    @Test
+    void anUnreadableLineInTheMiddleIsSetAsideAndTheStepsAfterItAreKept() throws Exception {
+        ActionState state = new ActionState(dir);
+        state.request("prepare", "A", input("a"));
+        state.request("prepare", "B", input("b"));
+        ActionState.Entry a = state.find("prepare", "A").orElseThrow();
+        // B's prepare succeeded, its outcome message was recorded and its approval decided...
+        state.approvalDone(state.reported(state.finished(state.find("prepare", "B").orElseThrow(),
+                MAPPER.createObjectNode().put("id", "outcome-b"), true)));
+        // ...after a step that is now unreadable (A's start, a disk error), among others.
+        state.started(a, new ProcessIdentity(4242, 1234, 56L, "boot", "pid:[1]"));
+        Path log = dir.resolve(ActionLog.FILE);
+        List<String> lines = new ArrayList<>(Files.readAllLines(log));
+        String garbage = "{\"op\":\"start\u0000\u0000" + "x".repeat(10_000);
+        lines.add(3, garbage);
+        for (int i = 0; i < 150; i++) {
+            lines.add(4, "not json " + i);
+        }
+        Files.write(log, lines);
+
+        ActionState reloaded = new ActionState(dir);
+        assertThat(reloaded.find("prepare", "B")).get().as("not run again, not reported again").satisfies(b -> {
+            assertThat(b.status()).isEqualTo("finished");
+            assertThat(b.reported()).isTrue();
+            assertThat(b.approvalPending()).isFalse();
+        });
+        assertThat(reloaded.find("prepare", "A").orElseThrow().pid()).as("the step after the bad lines").isEqualTo(4242);
+        List<Path> asides;
+        try (var files = Files.list(dir)) {
+            asides = files.filter(f -> f.getFileName().toString().startsWith("actions.log.corrupt-")).toList();
+        }
+        assertThat(asides).hasSize(1);
+        List<String> aside = Files.readAllLines(asides.get(0));
+        assertThat(aside).as("at most 100 lines kept").hasSize(100);
+        assertThat(aside.get(0)).as("each at most 4 KiB").hasSize(4096).startsWith("{\"op\":\"start");
+        assertThat(Files.readAllLines(log)).as("the log keeps its readable lines only")
+                .hasSize(lines.size() - 151).noneMatch(l -> l.startsWith("not json"));
+
+        reloaded.finished(reloaded.find("prepare", "A").orElseThrow(), MAPPER.createObjectNode(), false);
+        assertThat(new ActionState(dir).entries()).extracting(ActionState.Entry::status)
+                .containsExactly("finished", "finished");
+        try (var files = Files.list(dir)) {
+            assertThat(files.filter(f -> f.getFileName().toString().startsWith("actions.log.corrupt-")))
+                    .as("nothing more set aside").hasSize(1);
+        }
+    }
+
+    @Test
+    void theNewestFiveFilesOfUnreadableLinesAreKept() throws Exception {
+        for (int i = 0; i < 7; i++) {
+            Files.writeString(dir.resolve("actions.log.corrupt-" + (1_000_000_000_000L + i)), "old\n");
+        }
+        new ActionState(dir).request("prepare", "A", input("a"));
+        Path log = dir.resolve(ActionLog.FILE);
+        Files.writeString(log, Files.readString(log) + "not json\n");
+
+        assertThat(new ActionState(dir).entries()).hasSize(1);
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("actions.log.corrupt-")))
+                    .hasSize(5).doesNotContain("actions.log.corrupt-1000000000000", "actions.log.corrupt-1000000000001",
+                            "actions.log.corrupt-1000000000002")
+                    .anyMatch(n -> !n.startsWith("actions.log.corrupt-100000000000"));
+        }
     }
 
     @Test

@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -148,6 +149,30 @@ class VmIdentityTest {
             identity.warnUnknown("approvals do B");
             assertThat(log.lines()).filteredOn(l -> l.contains("not known yet")).hasSize(2)
                     .anyMatch(l -> l.contains("actions do A")).anyMatch(l -> l.contains("approvals do B"));
+        }
+    }
+
+    @Test
+    @DisplayName("instance metadata unavailable: said once with its consequence, then a summary every 10 minutes")
+    void unavailableIsSaidOnceThenSummedUp() throws IOException {
+        try (LogCapture log = LogCapture.install()) {
+            // 41 failed attempts, one every 30 s: 20 minutes.
+            for (int attempt = 0; attempt < 41; attempt++) {
+                identity.attempted();
+                identity.unavailable(new java.net.ConnectException("Connection refused"));
+                clock.advance(Duration.ofSeconds(30));
+            }
+            List<String> said = log.lines().stream().filter(l -> l.contains("instance metadata")).toList();
+            assertThat(said).as(log.text()).hasSize(3);
+            assertThat(said.get(0)).contains("unavailable (Connection refused); messages carry no vm block until it "
+                    + "answers. Retried every 30 s; said again once every 10 min while it lasts");
+            assertThat(said.get(1)).contains("still unavailable: 20 more failed attempts in the last 10 min, 21 since "
+                    + "2026-11-20T10:15:00Z (the last: Connection refused)");
+            assertThat(said.get(2)).contains("still unavailable: 20 more failed attempts in the last 10 min, 41 since");
+            assertThat(said).noneMatch(l -> l.contains("not known yet"));
+
+            identity.update(COMPUTE);
+            assertThat(log.lines()).last().asString().contains("answered after 41 failed attempts since 2026-11-20T10:15:00Z");
         }
     }
 

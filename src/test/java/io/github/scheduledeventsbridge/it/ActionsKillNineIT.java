@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge.it;
 import io.github.scheduledeventsbridge.testing.AcceptingActionSocket;
 import io.github.scheduledeventsbridge.testing.AgentProcess;
 import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.PidReuse;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
@@ -129,6 +130,31 @@ class ActionsKillNineIT {
             assertThat(lines("recover.runs")).hasSize(1);
         }
     }
+    @Test
+    void aRestartNeverKillsAStrangerThatGotThePidOfTheCommandTheKilledAgentLeftBehind() throws Exception {
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("kill-secret")) {
+            imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
+            Files.createFile(work.resolve("block"));
+            // The agent and its command die together (a reboot, a container started again)...
+            killWhilePrepareRuns(imds, webhook);
+            long old = Long.parseLong(lines("prepare.pid").get(0).trim());
+            Files.delete(work.resolve("block"));
+            // ...and another process gets the command's pid, in a process group of its own, started after it.
+            ProcessHandle stranger = PidReuse.strangerAs(old);
+            try (AgentProcess second = agent(imds, webhook)) {
+                // The leftover is looked for first, in the event's lane; then the prepare runs again.
+                await().atMost(Duration.ofSeconds(60)).until(() -> lines("prepare.done").size() == 1);
+                assertThat(stranger.isAlive()).as("the stranger running as pid %d", old).isTrue();
+                assertThat(PidReuse.processGroup(old)).isEqualTo(old);
+                assertThat(second.output()).doesNotContain("was still running from before the agent restarted");
+            } finally {
+                stranger.destroyForcibly();
+            }
+        } finally {
+            Files.deleteIfExists(work.resolve("block"));
+        }
+    }
+
     @Test
     void aRecoverAfterARestartWaitsUntilThePrepareTheKilledAgentLeftRunningIsEnded() throws Exception {
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("kill-secret")) {

@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.testing.AcceptingActionSocket;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
@@ -15,12 +16,14 @@ import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -130,14 +133,26 @@ class ActionsTest {
     @Test
     void whileThisVmIsUnknownEveryEventCountsAndLeaderOnlyApprovalSaysWhyNothingIsApproved() throws Exception {
         String prepare = script("prepare.sh", "echo run >> " + work + "/prepare-$SEB_EVENT_ID.count");
+        String recover = script("recover.sh", "echo run >> " + work + "/recover-$SEB_EVENT_ID.count");
+        List<String> more = List.of("BBBBBBBB-0000-0000-0000-0000000000B2", "BBBBBBBB-0000-0000-0000-0000000000B3");
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
              LogCapture log = LogCapture.install()) {
             imds.serve(Docs.document(1, Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
             try (InProcessAgent a = agent(imds, webhook)
                     .with("bridge.imds.instance-url", "http://127.0.0.1:9/metadata/instance/compute")
                     .with("bridge.action.prepare.command", prepare)
+                    .with("bridge.action.recover.command", recover)
                     .with("bridge.approval.auto.after-prepare", "true").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(OTHERS).contains("ActionSucceeded"));
+                // More events, and their ends: each runs its prepare and its recover, none says the same again.
+                imds.serve(Docs.document(2, Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other"),
+                        Docs.scheduled(more.get(0), "Freeze", NOT_BEFORE, "vm-other"),
+                        Docs.scheduled(more.get(1), "Redeploy", NOT_BEFORE, "vm-other")));
+                await().atMost(Duration.ofSeconds(20)).until(() -> more.stream()
+                        .allMatch(id -> webhook.transitionsOf(id).contains("ActionSucceeded")));
+                imds.serve(Docs.document(3));
+                await().atMost(Duration.ofSeconds(20)).until(() -> Stream.concat(Stream.of(OTHERS), more.stream())
+                        .allMatch(id -> Files.exists(work.resolve("recover-" + id + ".count"))));
                 int served = imds.documentsServed();
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
                 // "full": the default exposure level lists only checks that are DOWN.
@@ -151,10 +166,54 @@ class ActionsTest {
             }
             assertThat(lines(work.resolve("prepare-" + OTHERS + ".count"))).hasSize(1);
             assertThat(imds.startRequests()).isEmpty();
-            // Once per consequence: the prepare that ran anyway, and the approval withheld after it.
+            // Once per consequence, whatever the number of events: the commands that ran anyway, and the approvals
+            // withheld after them.
             assertThat(log.lines()).as(log.text()).filteredOn(l -> l.contains("IMDS name is not known yet")).hasSize(2)
-                    .anyMatch(l -> l.contains("running the prepare command for " + OTHERS))
-                    .anyMatch(l -> l.contains(OTHERS + " is not approved after its prepare"));
+                    .anyMatch(l -> l.contains("prepare and recover commands run for every event"))
+                    .anyMatch(l -> l.contains("no event is approved after its prepare"));
+        }
+    }
+
+    @Test
+    void aCommandThatHadExitedBeforeTheAgentWasKilledIsNotSaidToHaveBeenStillRunning() throws Exception {
+        // The prepare had exited, the agent was killed before it wrote so down, and the exited command is not reaped
+        // yet (a zombie: its new parent, PID 1 of some containers, reaps late). Here: a parent that never reaps.
+        Process parent = new ProcessBuilder("bash", "-c", "sleep 0.5 & echo $!; exec sleep 300").start();
+        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
+             LogCapture log = LogCapture.install()) {
+            long zombie = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(
+                    parent.getInputStream(), StandardCharsets.US_ASCII)).readLine().trim());
+            Path stat = Path.of("/proc", Long.toString(zombie), "stat");
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.readString(stat).contains(") Z "));
+            String[] fields = Files.readString(stat).substring(Files.readString(stat).lastIndexOf(')') + 2).split(" ");
+            long millis = ProcessHandle.of(zombie).orElseThrow().info().startInstant().orElseThrow().toEpochMilli();
+            ObjectNode started = MAPPER.createObjectNode().put("op", "started").put("id", "prepare|" + MINE)
+                    .put("pid", zombie).put("since", millis).put("pidStartMillis", millis)
+                    .put("pidStartTicks", Long.parseLong(fields[19]))
+                    .put("bootId", Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim())
+                    .put("pidNamespace", Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString());
+            ObjectNode request = MAPPER.createObjectNode().put("op", "request").put("id", "prepare|" + MINE)
+                    .put("action", "prepare").put("eventKey", MINE);
+            ObjectNode input = request.putObject("input").put("specversion", "1.0").put("id", "test-input")
+                    .put("source", "/scheduled-events-bridge/test").put("type", "io.github.scheduledeventsbridge.Scheduled")
+                    .put("subject", MINE);
+            input.putObject("data").put("eventId", MINE).put("transition", "Scheduled").put("eventType", "Reboot");
+            Files.write(state.resolve("actions.log"), List.of("{\"generation\":0}", request.toString(),
+                    started.toString()));
+
+            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+            try (InProcessAgent a = agent(imds, webhook)
+                    .with("bridge.action.prepare.command", script("prepare.sh", "echo run >> " + work + "/prepare.count"))
+                    .start()) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> lines(work.resolve("prepare.count")).size() == 1);
+                int served = imds.documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+            }
+            assertThat(lines(work.resolve("prepare.count"))).as("run again: its outcome was never written").hasSize(1);
+            assertThat(log.lines()).as(log.text()).noneMatch(l -> l.contains("was still running"))
+                    .anyMatch(l -> l.contains("was interrupted (agent stopped while it ran): running it again"));
+        } finally {
+            parent.destroyForcibly();
         }
     }
 
