@@ -43,17 +43,21 @@ final class ManagementHandler extends Handler.Abstract {
     private final HawtioConsole console;
     private final AtomicLong lastRefusalLogged = new AtomicLong();
     private final LoginThrottle throttle = new LoginThrottle(System::nanoTime);
+    private final ProbeAnswers probes;
 
     ManagementHandler(CamelContext context, String username, String password, HawtioConsole console) {
         this.context = context;
         this.expected = username.isEmpty() ? null : sha256(username + ":" + password);
         this.console = console;
+        this.probes = new ProbeAnswers(context, System::nanoTime);
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         String path = request.getHttpURI().getCanonicalPath();
         path = path == null ? "" : path;
+        // Without a login, one answer per connection: requests pipelined and never read cannot keep the port busy.
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
         if (!sameOrigin(request)) {
             return text(response, callback, HttpStatus.FORBIDDEN_403, "Cross-origin requests are refused.\n");
         }
@@ -72,6 +76,7 @@ final class ManagementHandler extends Handler.Abstract {
         } else if (login == Login.ACCEPTED) {
             throttle.succeeded(address);
             HttpPort.vouch(request); // an operator's request: never closed as idle while it is answered
+            response.getHeaders().remove(HttpHeader.CONNECTION);
         }
 
         if (path.equals("/hawtio") || path.startsWith("/hawtio/")) {
@@ -170,7 +175,7 @@ final class ManagementHandler extends Handler.Abstract {
     }
 
     private boolean health(Response response, Callback callback, HealthCheck.Kind kind, boolean details, boolean head) {
-        HealthReport report = HealthReport.of(context, kind, details);
+        HealthReport report = details ? HealthReport.of(context, kind, true) : probes.status(kind);
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
         HttpPort.send(response, callback, report.up() ? HttpStatus.OK_200 : HttpStatus.SERVICE_UNAVAILABLE_503,
                 "application/json; charset=utf-8", head ? "" : report.json() + "\n");
