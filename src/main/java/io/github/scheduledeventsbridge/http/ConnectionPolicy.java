@@ -32,13 +32,15 @@ final class ConnectionPolicy implements Connection.Listener {
     final HttpPort.Observer observer;
     /** Open network connections in the order they were opened. */
     private final LinkedHashMap<EndPoint, Tracked> open = new LinkedHashMap<>();
-    private final Map<String, Integer> perClient = new HashMap<>();
+    /** Open connections per client network ({@link ClientNetwork}). */
+    private final Map<String, Integer> perNetwork = new HashMap<>();
     private final Semaphore opened = new Semaphore(1);
     private long nextAcceptFailureLog = System.nanoTime();
 
     static final class Tracked {
         final EndPoint endPoint;
         final String client;
+        final String network;
         boolean answering;
         boolean gone;
         Scheduler.Task deadline;
@@ -46,6 +48,7 @@ final class ConnectionPolicy implements Connection.Listener {
         Tracked(EndPoint endPoint, String client) {
             this.endPoint = endPoint;
             this.client = client;
+            this.network = ClientNetwork.of(client);
         }
     }
 
@@ -66,8 +69,8 @@ final class ConnectionPolicy implements Connection.Listener {
         List<Runnable> closing = new ArrayList<>(2);
         synchronized (this) {
             open.put(endPoint, added);
-            if (perClient.merge(added.client, 1, Integer::sum) > limits.maxPerClient()) {
-                evictOldestIdle(added, added.client, closing, "more than " + limits.maxPerClient() + " connections from one client");
+            if (perNetwork.merge(added.network, 1, Integer::sum) > limits.maxPerNetwork()) {
+                evictOldestIdle(added, added.network, closing, "more than " + limits.maxPerNetwork() + " connections from one network");
             }
             if (open.size() > limits.maxConnections()) {
                 evictOldestIdle(added, null, closing, limits.maxConnections() + " connections open");
@@ -146,10 +149,10 @@ final class ConnectionPolicy implements Connection.Listener {
         close(tracked, "no whole request within " + limits.requestTimeout().toMillis() + " ms");
     }
 
-    /** The oldest idle connection (of {@code client}, or of anyone when null) other than {@code spared}, forgotten. */
-    private void evictOldestIdle(Tracked spared, String client, List<Runnable> closing, String reason) {
+    /** The oldest idle connection (of {@code network}, or of anyone when null) other than {@code spared}, forgotten. */
+    private void evictOldestIdle(Tracked spared, String network, List<Runnable> closing, String reason) {
         for (Tracked candidate : open.values()) {
-            if (candidate != spared && !candidate.answering && (client == null || client.equals(candidate.client))) {
+            if (candidate != spared && !candidate.answering && (network == null || network.equals(candidate.network))) {
                 forget(candidate);
                 closing.add(() -> close(candidate, reason));
                 return;
@@ -160,7 +163,7 @@ final class ConnectionPolicy implements Connection.Listener {
     private void forget(Tracked tracked) {
         tracked.gone = true;
         open.remove(tracked.endPoint);
-        perClient.computeIfPresent(tracked.client, (client, count) -> count > 1 ? count - 1 : null);
+        perNetwork.computeIfPresent(tracked.network, (network, count) -> count > 1 ? count - 1 : null);
         if (tracked.deadline != null) {
             tracked.deadline.cancel();
         }

@@ -1,9 +1,8 @@
 package io.github.scheduledeventsbridge.management;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
+import io.github.scheduledeventsbridge.http.ClientNetwork;
+
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -71,23 +70,9 @@ final class LoginThrottle {
         return networks.size();
     }
 
-    /** Loopback is one network: any local process can pick any 127.x.y.z. Not an address literal: on its own. */
+    /** See {@link ClientNetwork}: loopback is one network, as any local process can pick any 127.x.y.z. */
     static String network(String address) {
-        if (address == null || address.isEmpty()
-                || !address.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == '.' || c == ':' || c == '%')) {
-            return String.valueOf(address);
-        }
-        try {
-            InetAddress parsed = InetAddress.getByName(address); // a literal: no name lookup
-            if (parsed.isLoopbackAddress()) {
-                return "loopback";
-            }
-            byte[] bytes = parsed.getAddress();
-            return bytes.length == 4 ? (bytes[0] & 255) + "." + (bytes[1] & 255) + "." + (bytes[2] & 255) + ".0/24"
-                    : HexFormat.of().formatHex(bytes, 0, 8) + "/64";
-        } catch (UnknownHostException e) {
-            return address;
-        }
+        return ClientNetwork.of(address);
     }
 
     private Known known(String address, long now) {
