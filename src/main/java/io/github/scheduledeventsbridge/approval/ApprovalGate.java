@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -39,6 +40,9 @@ public final class ApprovalGate {
     public static final Duration WINDOW = Duration.ofSeconds(300);
     static final String EVENTS_PROPERTY = "approvalEvents";
     static final String IDS_PROPERTY = "approvalEventIds";
+    static final String ALREADY_PROPERTY = "approvalAlreadyApproved";
+    /** The 409's reason when every EventId asked for was approved by this agent before (docs/approvals.md). */
+    public static final String ALREADY_APPROVED = "already approved by this agent";
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
@@ -74,7 +78,8 @@ public final class ApprovalGate {
             throw new ApprovalRefused(503, "the agent cannot record approvals right now");
         }
         if (use == ReplayCache.Use.REPLAY) {
-            throw new ApprovalRefused(409, "this signature was already used");
+            // The same signed request again (a client's retry after a lost answer): nothing goes to IMDS either way.
+            throw new ApprovalRefused(409, alreadyApproved(body).orElse("this signature was already used"));
         }
         if (use == ReplayCache.Use.FULL) {
             throw new ApprovalRefused(503, "too many approvals in the last 10 minutes; try again later");
@@ -82,16 +87,25 @@ public final class ApprovalGate {
         List<String> requested = eventIds(body);
         exchange.setProperty(IDS_PROPERTY, requested);
         ImdsDocument current = journal.lastDocument();
+        Set<String> approvedHere = journal.approvedEvents();
         List<ScheduledEvent> events = new ArrayList<>();
+        List<String> already = new ArrayList<>();
         for (String id : requested) {
             ScheduledEvent event = current.find(id)
                     .orElseThrow(() -> new ApprovalRefused(404, "EventId " + id + " is not in the current document"));
-            if (!event.isScheduled()) {
+            if (approvedHere.contains(event.key())) {
+                already.add(event.eventId()); // a client's retry after a lost answer: not sent to IMDS again
+            } else if (!event.isScheduled()) {
                 throw new ApprovalRefused(409, "EventId " + id + " is " + event.eventStatus() + ", not Scheduled");
+            } else {
+                events.add(event);
             }
-            events.add(event);
+        }
+        if (events.isEmpty()) {
+            throw new ApprovalRefused(409, ALREADY_APPROVED + ": " + String.join(", ", already));
         }
         exchange.setProperty(EVENTS_PROPERTY, events);
+        exchange.setProperty(ALREADY_PROPERTY, already);
         exchange.getMessage().setBody(startRequests(events));
     }
 
@@ -111,6 +125,10 @@ public final class ApprovalGate {
         ObjectNode answer = MAPPER.createObjectNode();
         ArrayNode ids = answer.putArray("approved");
         events.forEach(e -> ids.add(e.eventId()));
+        List<String> already = exchange.getProperty(ALREADY_PROPERTY, List.class);
+        if (already != null && !already.isEmpty()) {
+            already.forEach(answer.putArray("alreadyApproved")::add);
+        }
         answer.put("recorded", recorded);
         if (!recorded) {
             answer.put("note", "IMDS accepted; the state cannot be written now, the Approved transition is "
@@ -118,6 +136,21 @@ public final class ApprovalGate {
         }
         audit.approved(client(exchange), events.stream().map(ScheduledEvent::eventId).toList());
         respond(exchange, 200, answer);
+    }
+
+    /** "already approved by this agent: …" when every event the (authenticated) body names was approved here. */
+    private Optional<String> alreadyApproved(byte[] body) {
+        List<String> ids;
+        try {
+            ids = eventIds(body);
+        } catch (ApprovalRefused notAnApproval) {
+            return Optional.empty();
+        }
+        Set<String> approvedHere = journal.approvedEvents();
+        ImdsDocument current = journal.lastDocument();
+        List<String> approved = ids.stream().flatMap(id -> current.find(id).stream())
+                .filter(event -> approvedHere.contains(event.key())).map(ScheduledEvent::eventId).toList();
+        return approved.size() == ids.size() ? Optional.of(ALREADY_APPROVED + ": " + String.join(", ", approved)) : Optional.empty();
     }
 
     /** Route step for GET /api/v1/events: signed like a POST with an empty body; no replay check (read-only). */

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The one connection policy of every listening port, as docs/security.md ("Every port: one connection policy")
@@ -33,12 +34,15 @@ final class ConnectionPolicy implements Connection.Listener {
     /** Open network connections in the order they were opened. */
     private final LinkedHashMap<EndPoint, Tracked> open = new LinkedHashMap<>();
     private final Map<String, Integer> perClient = new HashMap<>();
+    /** Open connections per client network ({@link ClientNetwork}): at the cap, the busiest network gives one up. */
+    private final Map<String, Integer> perNetwork = new HashMap<>();
     private final Semaphore opened = new Semaphore(1);
     private long nextAcceptFailureLog = System.nanoTime();
 
     static final class Tracked {
         final EndPoint endPoint;
         final String client;
+        final String network;
         boolean answering;
         boolean gone;
         Scheduler.Task deadline;
@@ -46,6 +50,7 @@ final class ConnectionPolicy implements Connection.Listener {
         Tracked(EndPoint endPoint, String client) {
             this.endPoint = endPoint;
             this.client = client;
+            this.network = ClientNetwork.of(client);
         }
     }
 
@@ -66,11 +71,17 @@ final class ConnectionPolicy implements Connection.Listener {
         List<Runnable> closing = new ArrayList<>(2);
         synchronized (this) {
             open.put(endPoint, added);
+            perNetwork.merge(added.network, 1, Integer::sum);
             if (perClient.merge(added.client, 1, Integer::sum) > limits.maxPerClient()) {
-                evictOldestIdle(added, added.client, closing, "more than " + limits.maxPerClient() + " connections from one client");
+                evictOldestIdle(added, c -> c.client.equals(added.client), closing,
+                        "more than " + limits.maxPerClient() + " connections from one client");
             }
             if (open.size() > limits.maxConnections()) {
-                evictOldestIdle(added, null, closing, limits.maxConnections() + " connections open");
+                String busiest = busiestNetwork();
+                if (!evictOldestIdle(added, c -> c.network.equals(busiest), closing, limits.maxConnections()
+                        + " connections open, most of them from " + busiest)) {
+                    evictOldestIdle(added, c -> true, closing, limits.maxConnections() + " connections open");
+                }
             }
             if (open.size() > 2 * limits.maxConnections()) {
                 forget(added);
@@ -102,7 +113,7 @@ final class ConnectionPolicy implements Connection.Listener {
         List<Runnable> closing = new ArrayList<>(1);
         boolean log;
         synchronized (this) {
-            evictOldestIdle(null, null, closing, "no file descriptor left to accept another");
+            evictOldestIdle(null, c -> true, closing, "no file descriptor left to accept another");
             long now = System.nanoTime();
             log = now - nextAcceptFailureLog >= 0; // one line a minute
             if (log) {
@@ -146,21 +157,28 @@ final class ConnectionPolicy implements Connection.Listener {
         close(tracked, "no whole request within " + limits.requestTimeout().toMillis() + " ms");
     }
 
-    /** The oldest idle connection (of {@code client}, or of anyone when null) other than {@code spared}, forgotten. */
-    private void evictOldestIdle(Tracked spared, String client, List<Runnable> closing, String reason) {
+    /** The oldest idle connection {@code of} matches, other than {@code spared}, forgotten; false when there is none. */
+    private boolean evictOldestIdle(Tracked spared, Predicate<Tracked> of, List<Runnable> closing, String reason) {
         for (Tracked candidate : open.values()) {
-            if (candidate != spared && !candidate.answering && (client == null || client.equals(candidate.client))) {
+            if (candidate != spared && !candidate.answering && of.test(candidate)) {
                 forget(candidate);
                 closing.add(() -> close(candidate, reason));
-                return;
+                return true;
             }
         }
+        return false;
+    }
+
+    /** The network with the most open connections: many addresses of one network cannot push the others out. */
+    private String busiestNetwork() {
+        return perNetwork.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse("");
     }
 
     private void forget(Tracked tracked) {
         tracked.gone = true;
         open.remove(tracked.endPoint);
         perClient.computeIfPresent(tracked.client, (client, count) -> count > 1 ? count - 1 : null);
+        perNetwork.computeIfPresent(tracked.network, (network, count) -> count > 1 ? count - 1 : null);
         if (tracked.deadline != null) {
             tracked.deadline.cancel();
         }

@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * The bounds of one listening port (docs/security.md has each port's); every port also allows a quarter of its
- * connections (at least 4) per client address and 8 KiB of request line and headers.
+ * connections (at least 4) per client address and 8 KiB of request line and headers; at the cap, the network
+ * ({@link ClientNetwork}) with the most connections gives up its oldest idle one.
  *
  * @param maxConnections open connections; one more closes the oldest idle one
  * @param maxBodyBytes   request body (413 beyond, as soon as it is announced or counted); 0 = no body

@@ -34,6 +34,8 @@ final class ManagementHandler extends Handler.Abstract {
     private static final String CHALLENGE = "Basic realm=\"scheduled-events-bridge\", charset=\"UTF-8\"";
     private static final Logger LOG = LoggerFactory.getLogger(ManagementHandler.class);
     private static final long LOG_REFUSALS_EVERY_MS = 10_000;
+    /** Set at a good login; see {@link LoginThrottle}. */
+    static final String LOGIN_COOKIE = "seb_login";
 
     private enum Login { NOT_REQUIRED, ACCEPTED, MISSING, WRONG }
 
@@ -43,23 +45,28 @@ final class ManagementHandler extends Handler.Abstract {
     private final HawtioConsole console;
     private final AtomicLong lastRefusalLogged = new AtomicLong();
     private final LoginThrottle throttle = new LoginThrottle(System::nanoTime);
+    private final ProbeAnswers probes;
 
     ManagementHandler(CamelContext context, String username, String password, HawtioConsole console) {
         this.context = context;
         this.expected = username.isEmpty() ? null : sha256(username + ":" + password);
         this.console = console;
+        this.probes = new ProbeAnswers(context, System::nanoTime);
     }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
         String path = request.getHttpURI().getCanonicalPath();
         path = path == null ? "" : path;
+        // Without a login, one answer per connection: requests pipelined and never read cannot keep the port busy.
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
         if (!sameOrigin(request)) {
             return text(response, callback, HttpStatus.FORBIDDEN_403, "Cross-origin requests are refused.\n");
         }
         String address = Request.getRemoteAddr(request);
+        String token = loginCookie(request);
         if (expected != null && request.getHeaders().contains(HttpHeader.AUTHORIZATION)) {
-            Duration wait = throttle.retryAfter(address);
+            Duration wait = throttle.retryAfter(address, token);
             if (!wait.isZero()) {
                 return tooManyAttempts(response, callback, wait);
             }
@@ -67,11 +74,16 @@ final class ManagementHandler extends Handler.Abstract {
         Login login = login(request);
         boolean authorized = login == Login.ACCEPTED || login == Login.NOT_REQUIRED;
         if (login == Login.WRONG) {
-            throttle.failed(address);
+            throttle.failed(address, token);
             logRefusal(request, path);
         } else if (login == Login.ACCEPTED) {
-            throttle.succeeded(address);
+            String issued = throttle.succeeded(address, token);
+            if (issued != null) {
+                response.getHeaders().add(HttpHeader.SET_COOKIE, LOGIN_COOKIE + "=" + issued + "; Path=/; Max-Age="
+                        + LoginThrottle.TRUST_FOR.toSeconds() + "; HttpOnly; SameSite=Strict");
+            }
             HttpPort.vouch(request); // an operator's request: never closed as idle while it is answered
+            response.getHeaders().remove(HttpHeader.CONNECTION);
         }
 
         if (path.equals("/hawtio") || path.startsWith("/hawtio/")) {
@@ -102,6 +114,19 @@ final class ManagementHandler extends Handler.Abstract {
             default -> text(response, callback, HttpStatus.NOT_FOUND_404, "Not found. Try /observe/health/live, "
                     + "/observe/health/ready, /observe/health, /metrics" + (console == null ? "" : " or /hawtio/") + ".\n");
         };
+    }
+
+    /** The login token a good login set as a cookie, or null. */
+    private static String loginCookie(Request request) {
+        for (String header : request.getHeaders().getValuesList(HttpHeader.COOKIE)) {
+            for (String pair : header.split(";")) {
+                String trimmed = pair.trim();
+                if (trimmed.startsWith(LOGIN_COOKIE + "=")) {
+                    return trimmed.substring(LOGIN_COOKIE.length() + 1);
+                }
+            }
+        }
+        return null;
     }
 
     private Login login(Request request) {
@@ -170,7 +195,7 @@ final class ManagementHandler extends Handler.Abstract {
     }
 
     private boolean health(Response response, Callback callback, HealthCheck.Kind kind, boolean details, boolean head) {
-        HealthReport report = HealthReport.of(context, kind, details);
+        HealthReport report = details ? HealthReport.of(context, kind, true) : probes.status(kind);
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
         HttpPort.send(response, callback, report.up() ? HttpStatus.OK_200 : HttpStatus.SERVICE_UNAVAILABLE_503,
                 "application/json; charset=utf-8", head ? "" : report.json() + "\n");

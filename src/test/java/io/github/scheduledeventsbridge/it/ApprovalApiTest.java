@@ -63,6 +63,37 @@ class ApprovalApiTest {
         webhook.close();
     }
 
+    /**
+     * A client's retry after a lost answer: an event this agent approved is not sent to IMDS again; alone it is the 409
+     * "already approved by this agent", beside another Scheduled event only the other is forwarded.
+     */
+    @Test
+    void anEventApprovedHereIsNotSentAgainAndTheAnswerSaysSo() throws Exception {
+        String second = "0B9C1D2E-3F40-4513-B24B-AA5F13A16125";
+        imds.serve(Docs.document(8,
+                Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0", "WestNO_1"),
+                Docs.scheduled(second, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0"),
+                Docs.started(STARTED, "Reboot", "WestNO_0")));
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.events(true).body().contains(second));
+        assertThat(client.approve("{\"EventId\":\"" + SCHEDULED + "\"}").statusCode()).isEqualTo(200);
+
+        HttpResponse<String> again = client.approve("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED + "\"}]}");
+        assertThat(again.statusCode()).isEqualTo(409);
+        assertThat(again.body()).isEqualTo("{\"error\":\"already approved by this agent: " + SCHEDULED + "\"}");
+        assertThat(imds.startRequests()).hasSize(1);
+
+        HttpResponse<String> both = client.approve("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED
+                + "\"},{\"EventId\":\"" + second + "\"}]}");
+        assertThat(both.statusCode()).isEqualTo(200);
+        assertThat(both.body()).contains("\"approved\":[\"" + second + "\"]").contains("\"alreadyApproved\":[\"" + SCHEDULED + "\"]");
+        assertThat(imds.startRequests()).hasSize(2);
+        assertThat(imds.startRequests().get(1).body()).isEqualTo("{\"StartRequests\":[{\"EventId\":\"" + second + "\"}]}");
+
+        HttpResponse<String> notOurs = client.approve("{\"EventId\":\"" + STARTED + "\"}");
+        assertThat(notOurs.statusCode()).as("started, not by this agent").isEqualTo(409);
+        assertThat(notOurs.body()).contains("not Scheduled").doesNotContain("already approved");
+    }
+
     @Test
     void aValidApprovalReachesImdsOnceAndEmitsApproved() {
         HttpResponse<String> answer = client.approve("{\"EventId\":\"" + SCHEDULED.toLowerCase() + "\"}");

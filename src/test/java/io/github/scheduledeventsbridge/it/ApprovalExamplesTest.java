@@ -10,8 +10,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +24,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -90,12 +98,44 @@ class ApprovalExamplesTest {
         Result approve = bash("bin/approve " + pending);
         assertThat(approve.exit()).as(approve.toString()).isZero();
         assertThat(approve.output()).contains(pending);
-        // Once the agent's own document shows the event started, approving it again is refused (409).
+        assertThat(approve.errors()).isEqualTo("approve: HTTP 200, approved\n");
+        // Once the event started, approving it again is a 409 that says this agent approved it: a success.
         await().atMost(Duration.ofSeconds(10)).until(() -> !isScheduled(pending));
         Result again = bash("bin/approve " + pending);
-        assertThat(again.exit()).as("no longer Scheduled").isEqualTo(1);
-        assertThat(again.output()).contains("\"error\"");
+        assertThat(again.exit()).as(again.toString()).isZero();
+        assertThat(JSON.readTree(again.output()).path("error").asText()).isEqualTo("already approved by this agent: " + pending);
+        assertThat(again.errors()).startsWith("approve: HTTP 409, already approved by this agent");
+        Result unknown = bash("bin/approve 00000000-0000-0000-0000-000000000000");
+        assertThat(unknown.exit()).as(unknown.toString()).isEqualTo(1);
+        assertThat(unknown.output()).contains("\"error\"");
+        assertThat(unknown.errors()).isEqualTo("approve: HTTP 404, refused\n");
         assertThat(bash("BRIDGE_APPROVAL_SECRET=wrong-secret-wrong-secret-wrong-secret bin/approve --list").exit()).isEqualTo(1);
+    }
+
+    /**
+     * The connection churn a busy port sees: the agent approves, but the answer never reaches bin/approve (a proxy
+     * in between forwards the first request and closes the client's connection without the answer). bin/approve signs
+     * again and retries; the agent answers 409 "already approved by this agent", which bin/approve reports as success,
+     * and IMDS got the approval once.
+     */
+    @Test
+    void binApproveRetriesAnApprovalWhoseAnswerWasLostAndCountsAlreadyApprovedAsSuccess() throws Exception {
+        String pending = await().atMost(Duration.ofSeconds(30)).until(this::scheduledEvent, id -> id != null);
+        try (AnswerLosingProxy proxy = new AnswerLosingProxy(Integer.parseInt(url.substring(url.lastIndexOf(':') + 1)), 1)) {
+            Result approve = bash("APPROVAL_URL=http://127.0.0.1:" + proxy.port() + " bin/approve " + pending);
+            assertThat(approve.exit()).as(approve.toString()).isZero();
+            assertThat(proxy.connections()).as("the lost attempt and the retry").isEqualTo(2);
+            assertThat(approve.errors()).as(approve.toString())
+                    .contains("approve: no answer (curl exit 52), attempt 1 of 5; sending again, signed anew, in 1 s")
+                    .contains("approve: HTTP 409, already approved by this agent");
+            assertThat(JSON.readTree(approve.output()).path("error").asText()).isEqualTo("already approved by this agent: " + pending);
+        }
+        try (AnswerLosingProxy silent = new AnswerLosingProxy(1, Integer.MAX_VALUE)) { // nothing ever answers
+            Result gaveUp = bash("APPROVAL_ATTEMPTS=2 APPROVAL_URL=http://127.0.0.1:" + silent.port() + " bin/approve " + pending);
+            assertThat(gaveUp.exit()).as(gaveUp.toString()).isEqualTo(1);
+            assertThat(gaveUp.errors()).contains("after 2 attempt(s)");
+            assertThat(silent.connections()).isEqualTo(2);
+        }
     }
 
     /**
@@ -168,16 +208,86 @@ class ApprovalExamplesTest {
         return null;
     }
 
-    private record Result(int exit, String output) {
+    /** Standard output (the agent's JSON answer) and standard error (what bin/approve says about it). */
+    private record Result(int exit, String output, String errors) {
     }
 
     private Result bash(String script) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true);
+        ProcessBuilder builder = new ProcessBuilder("bash", "-c", script);
         builder.environment().put("BRIDGE_APPROVAL_SECRET", SECRET);
         builder.environment().put("APPROVAL_URL", url);
+        Path errors = Files.createTempFile(state, "stderr", ".txt");
+        builder.redirectError(errors.toFile());
         Process process = builder.start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        return new Result(process.exitValue(), output);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Result(process.exitValue(), output, Files.readString(errors));
+    }
+
+    /**
+     * A TCP proxy in front of the approval port that forwards each of the first {@code losing} connections' request,
+     * reads the agent's answer and closes the client's connection without it; later connections pass through.
+     */
+    private static final class AnswerLosingProxy implements AutoCloseable {
+        private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        private final AtomicInteger connections = new AtomicInteger();
+        private final Thread acceptor;
+
+        AnswerLosingProxy(int target, int losing) throws IOException {
+            acceptor = new Thread(() -> {
+                while (!server.isClosed()) {
+                    try (Socket client = server.accept()) {
+                        int n = connections.incrementAndGet();
+                        client.setSoTimeout(10_000);
+                        byte[] request = readRequest(client.getInputStream());
+                        try (Socket agent = new Socket(InetAddress.getLoopbackAddress(), target)) {
+                            agent.setSoTimeout(10_000);
+                            agent.getOutputStream().write(request);
+                            byte[] answer = agent.getInputStream().readAllBytes(); // the agent closes after answering
+                            if (n > losing) {
+                                client.getOutputStream().write(answer);
+                            }
+                        } catch (IOException noAgent) {
+                            // nothing listens there: the client's connection is closed without an answer
+                        }
+                    } catch (IOException e) {
+                        // closed
+                    }
+                }
+            }, "answer-losing-proxy");
+            acceptor.setDaemon(true);
+            acceptor.start();
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        int connections() {
+            return connections.get();
+        }
+
+        /** Headers to the blank line, then Content-Length bytes of body. */
+        private static byte[] readRequest(InputStream in) throws IOException {
+            ByteArrayOutputStream head = new ByteArrayOutputStream();
+            while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+                int b = in.read();
+                if (b < 0) {
+                    throw new IOException("closed before the request was whole");
+                }
+                head.write(b);
+            }
+            Matcher length = Pattern.compile("(?im)^content-length:\\s*(\\d+)").matcher(head.toString(StandardCharsets.ISO_8859_1));
+            if (length.find()) {
+                head.write(in.readNBytes(Integer.parseInt(length.group(1))));
+            }
+            return head.toByteArray();
+        }
+
+        @Override
+        public void close() throws Exception {
+            server.close();
+            acceptor.join(10_000);
+        }
     }
 }

@@ -22,6 +22,7 @@ class ApprovalReplayRestartTest {
 
     private static final String SECRET = "replay-secret-for-tests-0123456789abcdef";
     private static final String SCHEDULED = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
+    private static final String OTHER = "5A1B2C3D-0000-4513-B24B-AA5F13A16124";
 
     @TempDir
     Path state;
@@ -32,7 +33,8 @@ class ApprovalReplayRestartTest {
         String ts = ApprovalClient.now();
         String signature = ApprovalClient.sign(SECRET, ts, body);
         try (ScriptedImds imds = new ScriptedImds()) {
-            imds.serve(Docs.document(3, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0")));
+            imds.serve(Docs.document(3, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0"),
+                    Docs.scheduled(OTHER, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0")));
             int port = FreePorts.unused();
             ApprovalClient client = new ApprovalClient(port, SECRET);
             try (InProcessAgent agent = start(imds, port)) {
@@ -44,7 +46,10 @@ class ApprovalReplayRestartTest {
                 assertThat(client.post(body, ts, signature).statusCode()).as("the same request again").isEqualTo(409);
                 assertThat(imds.startRequests()).hasSize(1);
                 assertThat(Files.readString(state.resolve(ReplayCache.FILE_NAME))).contains(signature).doesNotContain(SECRET);
-                assertThat(client.approve("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED + "\"}]}").statusCode())
+                assertThat(client.approve("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED + "\"}]}").body())
+                        .as("signed anew, the same event: approved before").contains("already approved by this agent");
+                assertThat(imds.startRequests()).hasSize(1);
+                assertThat(client.approve("{\"StartRequests\":[{\"EventId\":\"" + OTHER + "\"}]}").statusCode())
                         .as("a new signature still works").isEqualTo(200);
                 assertThat(imds.startRequests()).hasSize(2);
             }

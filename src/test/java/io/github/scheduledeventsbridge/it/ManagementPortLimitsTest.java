@@ -11,12 +11,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 import static io.github.scheduledeventsbridge.testing.RawSockets.exchange;
@@ -85,6 +89,33 @@ class ManagementPortLimitsTest {
         for (int i = 0; i < 3; i++) {
             assertThat(exchange(port, PROBE, PROBE_PATIENCE)).startsWith("HTTP/1.1 200").contains("UP");
         }
+    }
+
+    /**
+     * At the cap the network with the most connections gives one up: a stranger's idle connections from 32 loopback
+     * addresses (within the per-client share each) push out each other, not the older ones of a client on another
+     * network (this machine's own non-loopback address, still talking over loopback).
+     */
+    @Test
+    void atTheCapTheBusiestNetworkGivesUpItsOldestIdleConnection() throws Exception {
+        String elsewhere = Collections.list(NetworkInterface.getNetworkInterfaces()).stream()
+                .flatMap(nic -> Collections.list(nic.getInetAddresses()).stream())
+                .filter(a -> a instanceof Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress())
+                .map(InetAddress::getHostAddress).findFirst()
+                .orElseThrow(() -> new AssertionError("this test needs an IPv4 address other than loopback on this machine"));
+        List<Socket> other = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            other.add(RawSockets.stallFrom(elsewhere, port, ""));
+        }
+        clients.addAll(other);
+        List<Socket> stranger = new ArrayList<>();
+        for (int i = 0; i < 3 * CAP; i++) {
+            stranger.add(RawSockets.stallFrom("127.0.0." + (2 + i % 32), port, ""));
+        }
+        clients.addAll(stranger);
+        await().atMost(Duration.ofSeconds(10)).until(() -> stillOpen(clients) <= CAP);
+        assertThat(stillOpen(other)).as("the other network's connections, the oldest of all").isEqualTo(3);
+        assertThat(stillOpen(stranger.subList(0, CAP))).as("the stranger's oldest").isZero();
     }
 
     /** A connection that sends {@code start} and then nothing more, closed after the test. */

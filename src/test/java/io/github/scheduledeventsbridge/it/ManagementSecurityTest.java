@@ -20,6 +20,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -221,6 +223,42 @@ class ManagementSecurityTest {
                 + "Connection: close\r\nAuthorization: Basic " + Base64.getEncoder().encodeToString(
                 (USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8)) + "\r\n\r\n", Duration.ofSeconds(10));
         assertThat(stranger).startsWith("HTTP/1.1 429").containsPattern("Retry-After: (10|[1-9])\r\n");
+    }
+
+    /**
+     * Wrong logins from the operator's own address (a local user beside the SSH tunnel: both come from 127.0.0.1)
+     * spend that address's budget; the operator's client, which keeps the cookie of its good login, is still checked
+     * and let in. Without the cookie the right password waits like the guesses: no password oracle.
+     */
+    @Test
+    void wrongLoginsFromTheOperatorsAddressDoNotLockOutTheClientHoldingItsLoginCookie() throws Exception {
+        start();
+        int port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
+        String first = RawSockets.exchange(port, scrape(PASSWORD, null), Duration.ofSeconds(10));
+        assertThat(first).startsWith("HTTP/1.1 200");
+        Matcher cookie = Pattern.compile("(?i)\r\nSet-Cookie: (seb_login=[A-Za-z0-9_-]+);([^\r]*)").matcher(first);
+        assertThat(cookie.find()).as(first.lines().limit(12).toList().toString()).isTrue();
+        assertThat(cookie.group(2)).contains("HttpOnly").contains("SameSite=Strict").contains("Path=/");
+        for (int i = 0; i < 12; i++) {
+            RawSockets.exchange(port, scrape("wrong-" + i, null), Duration.ofSeconds(10));
+        }
+        assertThat(RawSockets.exchange(port, scrape(PASSWORD, null), Duration.ofSeconds(10)))
+                .as("the right password alone, from the throttled address").startsWith("HTTP/1.1 429");
+        for (int i = 0; i < 5; i++) {
+            String withCookie = RawSockets.exchange(port, scrape(PASSWORD, cookie.group(1)), Duration.ofSeconds(10));
+            assertThat(withCookie).as("scrape %d with the login cookie", i).startsWith("HTTP/1.1 200")
+                    .doesNotContain("Set-Cookie");
+        }
+        assertThat(RawSockets.exchange(port, scrape("typo", cookie.group(1)), Duration.ofSeconds(10)))
+                .as("a wrong password with the cookie is checked").startsWith("HTTP/1.1 401");
+        assertThat(RawSockets.exchange(port, scrape(PASSWORD, "seb_login=made-up-token"), Duration.ofSeconds(10)))
+                .as("a made-up cookie counts for nothing").startsWith("HTTP/1.1 429");
+    }
+
+    private static String scrape(String password, String cookie) {
+        return "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Basic "
+                + Base64.getEncoder().encodeToString((USER + ":" + password).getBytes(StandardCharsets.UTF_8)) + "\r\n"
+                + (cookie == null ? "" : "Cookie: theme=dark; " + cookie + "\r\n") + "\r\n";
     }
 
     @Test

@@ -99,6 +99,34 @@ class LoginThrottleTest {
     }
 
     @Test
+    void aGoodLoginsTokenHasItsOwnBudgetWhateverItsAddressHas() {
+        String token = throttle.succeeded("127.0.0.1", null);
+        assertThat(token).as("a random token, base64url of 32 bytes").matches("[A-Za-z0-9_-]{43}");
+        assertThat(throttle.succeeded("127.0.0.1", token)).as("a valid token is kept").isNull();
+        for (int i = 0; i < 100; i++) {
+            throttle.failed("127.0.0.1", null); // a local user guessing from the operator's very address
+        }
+        assertThat(throttle.retryAfter("127.0.0.1")).as("the address alone").isPositive();
+        assertThat(throttle.retryAfter("127.0.0.1", token)).as("the operator, who carries the token").isZero();
+        assertThat(throttle.retryAfter("127.0.0.1", token.substring(1) + "A")).as("a made-up token").isPositive();
+
+        // Wrong logins that carry the token (a typo, or a stolen cookie) spend the token's budget, not anyone else's.
+        for (int i = 0; i < LoginThrottle.NETWORK_BURST; i++) {
+            assertThat(throttle.retryAfter("10.0.0.1", token)).isZero();
+            throttle.failed("10.0.0.1", token);
+        }
+        assertThat(throttle.retryAfter("10.0.0.1", token)).isEqualTo(LoginThrottle.NETWORK_EVERY);
+        assertThat(throttle.retryAfter("10.0.0.1")).as("that network's own budget is untouched").isZero();
+
+        advance(LoginThrottle.TRUST_FOR);
+        for (int i = 0; i < LoginThrottle.NETWORK_BURST; i++) {
+            throttle.failed("127.0.0.2", null);
+        }
+        assertThat(throttle.retryAfter("127.0.0.1", token)).as("expired: loopback's budget again").isPositive();
+        assertThat(throttle.succeeded("127.0.0.1", token)).as("a new one").isNotNull().isNotEqualTo(token);
+    }
+
+    @Test
     void memoryIsBounded() {
         for (int i = 0; i < LoginThrottle.MAX_REMEMBERED + 500; i++) {
             throttle.failed("10." + (i >> 16 & 255) + "." + (i >> 8 & 255) + "." + (i & 255));
