@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import io.github.scheduledeventsbridge.approval.ApprovalGate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -103,6 +104,16 @@ class PowerShellScriptsTest {
             assertThat(text).as(script.toString()).doesNotContainIgnoringCase("Environment=")
                     .doesNotContainPattern("(?i)-(Approval|Webhook)?Secret\\s+\\$");
         }
+    }
+
+    @Test
+    void approveRetriesOnlyWithoutAnAnswerSignedAnewAndTakesTheAgentsAlreadyApprovedAsDone() throws Exception {
+        String approve = Files.readString(WINDOWS.resolve("approve.ps1"));
+        String signing = approve.substring(approve.indexOf("function New-SignedRequest"), approve.indexOf("return $request"));
+        assertThat(signing).as("each attempt gets its own timestamp and signature")
+                .contains("$timestamp = [DateTimeOffset]::UtcNow", "\"$timestamp.$body\"");
+        assertThat(approve).contains("$client.SendAsync((New-SignedRequest))",
+                "$status -eq 409 -and $answer -match '" + ApprovalGate.ALREADY_APPROVED + "'");
     }
 
     @Test
