@@ -3,12 +3,13 @@
 # (docker or podman), what must be writable, and how the container reaches IMDS on an Azure VM.
 #
 #   docker build -t scheduled-events-bridge .
-#   docker run -d --name seb --network host -v seb-state:/var/lib/scheduled-events-bridge \
+#   docker run -d --name seb --network host --read-only --stop-timeout 20 \
+#     -v seb-state:/var/lib/scheduled-events-bridge \
 #     -e BRIDGE_WEBHOOK_URLS=https://hooks.example.com/x -e BRIDGE_WEBHOOK_SECRET=… scheduled-events-bridge
 #
 # The base images are build arguments (--build-arg BUILD_IMAGE=… --build-arg RUNTIME_IMAGE=…): the build
 # image needs a JDK 17 with its jmods (jlink; Debian's also needs binutils) and Maven; the runtime image needs
-# glibc 2.34 or later, zlib, bash and useradd (any Debian 12 or Ubuntu 22.04 or later).
+# glibc 2.34 or later, zlib, bash, coreutils, grep and useradd (any Debian 12 or Ubuntu 22.04 or later).
 ARG BUILD_IMAGE=maven:3.9-eclipse-temurin-17
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
