@@ -253,7 +253,7 @@ class PackagingLintTest {
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "Dockerfile                                        | \"java\", \"@/opt/scheduled-events-bridge/jvm.options\"",
+            "Dockerfile                                        | bin/java\", \"@/opt/scheduled-events-bridge/jvm.options\"",
             "packaging/systemd/scheduled-events-bridge.service | java @/etc/scheduled-events-bridge/jvm.options ",
             "bin/create-cds-archive                            | exec \"$java\" \"@$jvm_options\" ",
             "bin/try-on-simulator                              | java @packaging/jvm.options ",
@@ -352,7 +352,8 @@ class PackagingLintTest {
     @Test
     void theImageRunsAsNonRootWithAStateVolumeAndAHealthCheck() throws Exception {
         String dockerfile = Files.readString(Path.of("Dockerfile"));
-        assertThat(dockerfile).contains("FROM maven:", " AS build", "FROM eclipse-temurin:17-jre", "USER 10001",
+        assertThat(dockerfile).contains("ARG BUILD_IMAGE=maven:3.9-eclipse-temurin-17", "FROM ${BUILD_IMAGE} AS build",
+                "ARG RUNTIME_IMAGE=debian:bookworm-slim", "FROM ${RUNTIME_IMAGE}", "USER 10001",
                 "VOLUME [\"/var/lib/scheduled-events-bridge\"]", "HEALTHCHECK",
                 "COPY packaging/jvm.options /opt/scheduled-events-bridge/jvm.options");
     }
