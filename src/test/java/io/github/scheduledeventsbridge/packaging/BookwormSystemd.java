@@ -39,10 +39,6 @@ final class BookwormSystemd implements AutoCloseable {
             + MASKED + "; no .deb cache";
     private static final Path CACHE = Path.of(System.getProperty("user.home"), ".cache", "scheduled-events-bridge");
 
-    /** The result of a command run inside. */
-    record Result(int exitCode, String output) {
-    }
-
     private final Path run;
     private final Path root;
     private final Process nspawn;
@@ -119,7 +115,7 @@ final class BookwormSystemd implements AutoCloseable {
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                     .until(() -> container.exec("systemctl is-system-running", Duration.ofSeconds(10)).output()
                             .matches("(initializing|starting|running|degraded)\n"));
-            Result booted = container.exec("systemctl is-system-running --wait; systemctl --failed --no-legend", Duration.ofSeconds(90));
+            HostCommand.Result booted = container.exec("systemctl is-system-running --wait; systemctl --failed --no-legend", Duration.ofSeconds(90));
             assertThat(booted.output()).as("boot").startsWith("running");
             return container;
         } catch (Exception | AssertionError e) {
@@ -143,7 +139,7 @@ final class BookwormSystemd implements AutoCloseable {
     }
 
     /** A shell script inside, as root, with a clean environment; stdin is /dev/null. */
-    Result exec(String script, Duration timeout) throws Exception {
+    HostCommand.Result exec(String script, Duration timeout) throws Exception {
         return run(List.of("nsenter", "--target=" + leader, "--mount", "--uts", "--ipc", "--net", "--pid", "--cgroup",
                 "--root", "--wd", "env", "-i", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                 "LANG=C.UTF-8", "SYSTEMD_PAGER=", "SYSTEMD_COLORS=0", "/bin/sh", "-c", script), timeout, false);
@@ -151,34 +147,17 @@ final class BookwormSystemd implements AutoCloseable {
 
     /** {@link #exec} that must exit 0; its output. */
     String sh(String script) throws Exception {
-        Result result = exec(script, Duration.ofMinutes(3));
+        HostCommand.Result result = exec(script, Duration.ofMinutes(3));
         assertThat(result.exitCode()).as(script + "\nsaid:\n" + result.output()).isZero();
         return result.output();
     }
 
     private static String run(List<String> command, Duration timeout) throws Exception {
-        Result result = run(command, timeout, true);
-        return result.output();
+        return HostCommand.must(command, timeout);
     }
 
-    private static Result run(List<String> command, Duration timeout, boolean mustSucceed) throws Exception {
-        Path output = Files.createTempFile("seb-nspawn-", ".out");
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-            boolean ended = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (!ended) {
-                process.destroyForcibly().waitFor();
-            }
-            String said = Files.readString(output, StandardCharsets.UTF_8);
-            assertThat(ended).as(String.join(" ", command) + " did not end within " + timeout + ":\n" + said).isTrue();
-            if (mustSucceed) {
-                assertThat(process.exitValue()).as(String.join(" ", command) + " said:\n" + said).isZero();
-            }
-            return new Result(process.exitValue(), said);
-        } finally {
-            Files.deleteIfExists(output);
-        }
+    private static HostCommand.Result run(List<String> command, Duration timeout, boolean mustSucceed) throws Exception {
+        return mustSucceed ? new HostCommand.Result(0, HostCommand.must(command, timeout)) : HostCommand.run(command, timeout);
     }
 
     /** The container's journal and console, kept for a failed run's post-mortem. */

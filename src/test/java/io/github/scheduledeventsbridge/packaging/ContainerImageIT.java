@@ -59,7 +59,7 @@ class ContainerImageIT {
         runtimeImage = Podman.base(Podman.Base.RUNTIME);
         log("base images ready in %d s: %s, %s", seconds(start), buildImage, runtimeImage);
         long build = System.nanoTime();
-        Podman.Result before = podman(Duration.ofMinutes(1), "image", "inspect", "-f", "{{.Id}}", IMAGE);
+        HostCommand.Result before = podman(Duration.ofMinutes(1), "image", "inspect", "-f", "{{.Id}}", IMAGE);
         String earlier = before.exitCode() == 0 ? before.output().strip() : "";
         must(build(buildImage, runtimeImage, IMAGE), Duration.ofMinutes(20));
         log("image built in %d s", seconds(build));
@@ -165,7 +165,7 @@ class ContainerImageIT {
 
         // A hung agent (stopped from outside: the container's init ignores SIGSTOP from inside) is unhealthy.
         must("kill", "--signal", "STOP", name);
-        Podman.Result hung;
+        HostCommand.Result hung;
         try {
             hung = podman(Duration.ofSeconds(60), "healthcheck", "run", name);
         } finally {
@@ -232,11 +232,11 @@ class ContainerImageIT {
     @Test
     @Order(4)
     void aWrongOrMissingBaseImageStopsTheBuildWithOneLineNamingIt() throws Exception {
-        Podman.Result wrong = Podman.run(build(buildImage, "localhost/seb-it-no-such-image:0", tag + "-never"), Duration.ofMinutes(10));
+        HostCommand.Result wrong = Podman.run(build(buildImage, "localhost/seb-it-no-such-image:0", tag + "-never"), Duration.ofMinutes(10));
         assertThat(wrong.exitCode()).isNotZero();
         assertThat(wrong.output()).containsPattern("(?m)^Error: .*localhost/seb-it-no-such-image:0: image not known$");
         // No BUILD_IMAGE: the default, which no registry here serves (--pull=never, as on a machine without one).
-        Podman.Result missing = Podman.run(build(null, runtimeImage, tag + "-never"), Duration.ofMinutes(10));
+        HostCommand.Result missing = Podman.run(build(null, runtimeImage, tag + "-never"), Duration.ofMinutes(10));
         assertThat(missing.exitCode()).isNotZero();
         assertThat(missing.output()).containsPattern("(?m)^Error: .*maven:3.9-eclipse-temurin-17: image not known$");
         assertThat(podman(Duration.ofMinutes(1), "image", "exists", tag + "-never").exitCode()).as("no image made").isNotZero();

@@ -1,8 +1,5 @@
 package io.github.scheduledeventsbridge.packaging;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.io.File;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Rootful podman as this machine runs it (STACK: Debian's runc, since crun refuses the hybrid cgroups; ulimits
@@ -64,10 +60,6 @@ final class Podman {
         }
     }
 
-    /** The command's result: its exit code and what it printed (stdout and stderr). */
-    record Result(int exitCode, String output) {
-    }
-
     private Podman() {
     }
 
@@ -111,7 +103,7 @@ final class Podman {
     }
 
     /** podman with these arguments; its result, whatever the exit code. */
-    static Result podman(Duration timeout, String... args) throws Exception {
+    static HostCommand.Result podman(Duration timeout, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of("podman"));
         command.addAll(List.of(args));
         return run(command, timeout);
@@ -125,25 +117,10 @@ final class Podman {
     }
 
     static String must(List<String> command, Duration timeout) throws Exception {
-        Result result = run(command, timeout);
-        assertThat(result.exitCode()).as(String.join(" ", command) + " said:\n" + result.output()).isZero();
-        return result.output();
+        return HostCommand.must(command, timeout);
     }
 
-    static Result run(List<String> command, Duration timeout) throws Exception {
-        Path output = Files.createTempFile("seb-podman-", ".out");
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-            boolean ended = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (!ended) {
-                process.destroyForcibly().waitFor();
-            }
-            String said = Files.readString(output, StandardCharsets.UTF_8);
-            assertThat(ended).as(String.join(" ", command) + " did not end within " + timeout + ":\n" + said).isTrue();
-            return new Result(process.exitValue(), said);
-        } finally {
-            Files.deleteIfExists(output);
-        }
+    static HostCommand.Result run(List<String> command, Duration timeout) throws Exception {
+        return HostCommand.run(command, timeout);
     }
 }
