@@ -43,6 +43,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public class StartOrder implements CamelConfiguration {
 
+    /** The route Camel does not start with the others (routes/poll.yaml): only once recovery is done. */
+    static final String POLL = "imds-poll";
+
     @Override
     public void configure(CamelContext context) throws Exception {
         Registry beans = context.getRegistry();
@@ -89,9 +92,6 @@ public class StartOrder implements CamelConfiguration {
             ManagementServer.startIfInstalled(context);
         }));
     }
-
-    /** The route Camel does not start with the others (routes/poll.yaml): only once recovery is done. */
-    static final String POLL = "imds-poll";
 
     /** Once Camel has fully started: too early when it says "started", the routes are still starting then. */
     private static StartupListener onceFullyStarted(ThrowingRunnable then) {
