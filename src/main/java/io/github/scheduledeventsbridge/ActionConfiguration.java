@@ -87,7 +87,10 @@ public class ActionConfiguration implements CamelConfiguration {
         if (policy.hasRules()) {
             LOG.info("Auto-approval{}: {}", auto.dryRun() ? " (DRY RUN: nothing is sent to IMDS)" : "", policy);
         }
-        return new AutoApprover(policy, auto.dryRun(), identity, journal, clock, new WithheldApprovals(context));
+        AutoApprover approver = new AutoApprover(policy, auto.dryRun(), identity, journal, clock,
+                new WithheldApprovals(context));
+        approver.registerMeters(); // with rules, the withheld-… counters exist (at 0) from the start
+        return approver;
     }
 
     @Override

@@ -5,14 +5,12 @@ import io.github.scheduledeventsbridge.config.ConfigKeys;
 import io.github.scheduledeventsbridge.config.ConfigurationSources;
 import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
 import io.github.scheduledeventsbridge.config.OpenSecretFiles;
-import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.config.SecretStrength;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.logging.LogFileSettings;
 import io.github.scheduledeventsbridge.logging.Redaction;
-import io.github.scheduledeventsbridge.management.ManagementServer;
 import io.github.scheduledeventsbridge.platform.Platform;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
 import io.github.scheduledeventsbridge.state.AtomicFiles;
@@ -47,8 +45,8 @@ public class BridgeConfiguration implements CamelConfiguration {
      * instance once when creating it and again when loading it, making every bean twice.
      */
     static List<CamelConfiguration> all() {
-        return List.of(new BridgeConfiguration(), new PollConfiguration(), new DeliveryConfiguration(),
-                new HealthConfiguration(), new ActionConfiguration(), new StartOrder());
+        return List.of(new BridgeConfiguration(), new ManagementConfiguration(), new PollConfiguration(),
+                new DeliveryConfiguration(), new HealthConfiguration(), new ActionConfiguration(), new StartOrder());
     }
 
     @BindToRegistry
@@ -60,8 +58,6 @@ public class BridgeConfiguration implements CamelConfiguration {
         BridgeSettings settings = readSettings(context, (PropertiesComponent) context.getPropertiesComponent(),
                 platform(context));
         AtomicFiles.removeLeftovers(settings.stateDir());
-        ManagementServer.install(context, settings.management());
-        rememberSecrets(settings);
         return settings;
     }
 
@@ -74,6 +70,7 @@ public class BridgeConfiguration implements CamelConfiguration {
     @Override
     public void configure(CamelContext context) {
         BridgeSettings settings = context.getRegistry().findSingleByType(BridgeSettings.class);
+        rememberSecrets(settings);
         if (!settings.webhook().targets().isEmpty() && settings.webhook().secret().isEmpty()) {
             LOG.warn("bridge.webhook.secret is empty: webhooks are sent unsigned");
         } else if (!settings.webhook().secret().isEmpty()) {
@@ -116,8 +113,8 @@ public class BridgeConfiguration implements CamelConfiguration {
             }
             warnAboutOpenSecretFiles(sources, reader.string(OpenSecretFiles.ENVIRONMENT_FILE, ""));
             if (settings.eventLog().enabled() && context.getRegistry().lookupByName(EventLogSink.WRITER_BEAN) == null) {
-                // Refused here, where the key's origin is known: only Windows has an Event Log.
-                context.getRegistry().bind(EventLogSink.WRITER_BEAN, EventLogSink.systemWriter(settings.eventLog(), platform));
+                // Refused here, where the key's origin is known: only Windows has an Event Log (tests bind a writer).
+                EventLogSink.requireWindows(platform);
             }
             if (!settings.simulator().enabled()) {
                 return settings;

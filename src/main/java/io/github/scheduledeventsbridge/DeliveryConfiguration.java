@@ -120,10 +120,17 @@ public class DeliveryConfiguration implements CamelConfiguration {
         return new HttpAnswer(clock);
     }
 
-    /** Bound always (routes/eventlog-sink.yaml names it); without the sink no lane calls it. */
+    /**
+     * Bound always (routes/eventlog-sink.yaml names it); without the sink no lane calls it. With it, the Windows Event
+     * Log, unless a test bound its own writer.
+     */
     @BindToRegistry
     public EventLogSink eventLogSink(CamelContext context, BridgeSettings settings) {
-        return new EventLogSink(settings.eventLog().enabled()
-                ? context.getRegistry().lookupByNameAndType(EventLogSink.WRITER_BEAN, EventLogWriter.class) : null);
+        if (!settings.eventLog().enabled()) {
+            return new EventLogSink(null);
+        }
+        EventLogWriter writer = context.getRegistry().lookupByNameAndType(EventLogSink.WRITER_BEAN, EventLogWriter.class);
+        return new EventLogSink(writer != null ? writer
+                : EventLogSink.systemWriter(settings.eventLog(), BridgeConfiguration.platform(context)));
     }
 }

@@ -33,7 +33,7 @@ public class HealthConfiguration implements CamelConfiguration {
     @BindToRegistry
     public DeliveryMetrics deliveryMetrics(CamelContext context, Spool spool, SinkRegistry sinks, SpoolInventory inventory,
                                            PollBackoff pollBackoff) {
-        return new DeliveryMetrics(context, spool, sinks, inventory).watching(pollBackoff);
+        return new DeliveryMetrics(context, spool, sinks, inventory).watching(pollBackoff).registerMeters();
     }
 
     /** What follows each delivery attempt (routes/sink-lane.yaml, routes/error-handling.yaml). */

@@ -1,37 +1,52 @@
 package io.github.scheduledeventsbridge;
 
-import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.action.ActionRunner;
+import io.github.scheduledeventsbridge.delivery.SpoolInventory;
+import io.github.scheduledeventsbridge.health.DeliveryMetrics;
+import io.github.scheduledeventsbridge.state.TransitionJournal;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
-import org.apache.camel.StartupListener;
-
-import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.camel.FluentProducerTemplate;
 
 /**
- * Runs the startup-recovery route once Camel is fully started (the sinks' lanes with it), then starts the
- * management server.
+ * The last run's leftovers, taken up once Camel has fully started (the sinks' lanes with it) and before the first
+ * poll ({@link StartOrder}): the spools surveyed, interrupted actions resumed, and the outbox a crash left (often empty)
+ * dispatched as the run's first dispatch, which gives the lanes every waiting file.
  */
-final class StartupRecovery implements StartupListener {
+final class StartupRecovery {
 
-    private final AtomicBoolean done = new AtomicBoolean();
+    private final SpoolInventory inventory;
+    private final DeliveryMetrics deliveryMetrics;
+    private final ActionRunner actions;
+    private final TransitionJournal journal;
 
-    @Override
-    public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
-        // Too early: routes are still starting.
+    StartupRecovery(SpoolInventory inventory, DeliveryMetrics deliveryMetrics, ActionRunner actions,
+                    TransitionJournal journal) {
+        this.inventory = inventory;
+        this.deliveryMetrics = deliveryMetrics;
+        this.actions = actions;
+        this.journal = journal;
     }
 
-    @Override
-    public void onCamelContextFullyStarted(CamelContext context, boolean alreadyStarted) throws Exception {
-        // Camel passes alreadyStarted=true here even on the first start, hence the one-shot guard.
-        if (done.compareAndSet(false, true)) {
-            Exchange recovery = context.createFluentProducerTemplate().to("direct:startup-recovery").send();
-            if (recovery.getException() != null) {
-                // Without recovery the agent would never poll: refuse to start rather than sit idle.
-                throw new IllegalStateException("Start-up recovery failed: " + recovery.getException().getMessage(),
-                        recovery.getException());
+    /** Without recovery the agent would never poll: a failure refuses the start rather than leave it idle. */
+    void run(CamelContext context) {
+        try {
+            // Spools under an earlier version's name are taken over; spools no configured sink owns are reported.
+            inventory.survey();
+            deliveryMetrics.registerOrphanedSpoolGauges();
+            // Actions a crash interrupted run again; finished ones are not (state/actions.json).
+            actions.resume();
+            // Through direct:dispatch like every way into the spools (routes/dispatch.yaml).
+            Exception failed;
+            try (FluentProducerTemplate dispatch = context.createFluentProducerTemplate()) {
+                Exchange outbox = dispatch.withBody(journal.outbox()).to("direct:dispatch").send();
+                failed = outbox.getException();
             }
-            // Recovery started the poll: health, metrics and the console come second.
-            ManagementServer.startIfInstalled(context);
+            if (failed != null) {
+                throw failed;
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("Start-up recovery failed: " + e.getMessage(), e);
         }
     }
 }

@@ -40,6 +40,15 @@ class RouteFilesTest {
     }
 
     @Test
+    void noRouteStartsOrStopsAnotherThroughTheControlBus() throws IOException {
+        // What starts when is StartOrder's, in Java, through Camel's route controller.
+        try (Stream<Path> routes = Files.list(Path.of("routes"))) {
+            assertThat(routes.toList()).isNotEmpty().allSatisfy(route ->
+                    assertThat(Files.readString(route)).as(route.toString()).doesNotContain("controlbus"));
+        }
+    }
+
+    @Test
     void exactNamesAreResolvedWithoutAScanAndWildcardsStillScan() throws Exception {
         try (DefaultCamelContext context = new DefaultCamelContext()) {
             assertThat(names(collector.findRouteResourcesFromDirectory(context, null,

@@ -88,11 +88,11 @@ public final class DeliveryMetrics {
                 .register(registry);
     }
 
-    /** Route step at start: the gauges, and every counter present with 0 from the start. */
-    public void registerSpoolGauges() {
+    /** Where the bean is made: the gauges, and every counter present with 0 from the start. */
+    public DeliveryMetrics registerMeters() {
         MeterRegistry registry = registry();
         if (registry == null) {
-            return;
+            return this;
         }
         Gauge.builder("bridge.build.info", () -> 1).tag("version", BridgeVersion.current())
                 .tag("commit", BridgeVersion.commit())
@@ -130,6 +130,15 @@ public final class DeliveryMetrics {
                     .baseUnit("seconds")
                     .description("Unix time of the last complete IMDS document; 0 until the first")
                     .register(registry);
+        }
+        return this;
+    }
+
+    /** At start, once the spools are surveyed (StartupRecovery): one gauge per directory no configured sink owns. */
+    public void registerOrphanedSpoolGauges() {
+        MeterRegistry registry = registry();
+        if (registry == null) {
+            return;
         }
         for (String directory : inventory.orphaned().keySet()) {
             Gauge.builder("bridge.spool.orphaned", inventory, i -> i.orphaned(directory)).tag("directory", directory)

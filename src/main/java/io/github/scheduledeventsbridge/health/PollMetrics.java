@@ -43,7 +43,7 @@ public final class PollMetrics {
         }
     }
 
-    /** Looked up at the first poll: DeliveryMetrics has registered them by then (startup-recovery starts the poll). */
+    /** Looked up at the first poll: DeliveryMetrics registered them where it was made, before any route started. */
     private boolean resolved() {
         if (!resolved) {
             resolved = true;

@@ -7,6 +7,7 @@ import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.CamelEvent;
 import org.apache.camel.support.EventNotifierSupport;
@@ -25,7 +26,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * What starts in which order, as architecture.md states it: the approval and drain ports listen before any route
- * runs, the management server starts only once the poll has started, and a stop closes the ports after the routes.
+ * runs, every meter is present before any route starts, the management server starts only once the poll has started,
+ * and a stop closes the ports after the routes.
  */
 class StartOrderTest {
 
@@ -39,7 +41,8 @@ class StartOrderTest {
             @Override
             public void notify(CamelEvent event) {
                 if (event instanceof CamelEvent.RouteStartedEvent started) {
-                    seen.add(started.getRoute().getRouteId() + ": " + listening(started.getRoute().getCamelContext()));
+                    seen.add(started.getRoute().getRouteId() + ": " + listening(started.getRoute().getCamelContext())
+                            + meters(started.getRoute().getCamelContext()));
                 } else if (event instanceof CamelEvent.CamelContextRoutesStoppedEvent stopped) {
                     seen.add("routes stopped: " + listening(stopped.getContext()));
                 }
@@ -66,9 +69,20 @@ class StartOrderTest {
         assertThat(seen).filteredOn(line -> !line.startsWith("routes stopped"))
                 .isNotEmpty()
                 .allMatch(line -> line.contains("approval drain"), "the approval and drain ports listen before any route")
+                .allMatch(line -> line.endsWith(" with meters"), "every meter is present before any route starts")
                 .anyMatch(line -> line.startsWith("imds-poll: "))
                 .allMatch(line -> !line.contains("management"), "the management server comes after the poll started");
         assertThat(seen).contains("routes stopped: approval drain management");
+    }
+
+    /** The agent's meters (a few of each concern's) exist, at 0, from before the first route starts. */
+    private static String meters(CamelContext context) {
+        MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
+        boolean present = registry.find("bridge.build.info").gauge() != null
+                && registry.find("bridge.transitions").tag("transition", "Scheduled").counter() != null
+                && registry.find("bridge.imds.polls").tag("outcome", "timeout").counter() != null
+                && registry.find("bridge.drain.draining").gauge() != null;
+        return present ? " with meters" : " without meters";
     }
 
     /** Which of the agent's ports accept a connection right now. */

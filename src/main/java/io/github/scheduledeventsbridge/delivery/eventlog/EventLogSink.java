@@ -52,7 +52,7 @@ public final class EventLogSink {
         return new WindowsEventLogWriter(settings.source());
     }
 
-    static void requireWindows(Platform platform) {
+    public static void requireWindows(Platform platform) {
         if (!platform.windows()) {
             throw new BadConfigurationException("bridge.eventlog.enabled", "true needs Windows (it writes to the "
                     + "Windows Event Log) and this is " + platform.name() + ": set it to false, or use another sink");
