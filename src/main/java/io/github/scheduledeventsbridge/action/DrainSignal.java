@@ -78,7 +78,7 @@ public final class DrainSignal {
                 .toList();
     }
 
-    /** Route step at start, when the drain port is configured: bridge.drain.draining (0 or 1). */
+    /** Called by StartOrder once the drain port is open: bridge.drain.draining (0 or 1). */
     public void registerMeters(CamelContext context) {
         MeterRegistry registry = context.getRegistry().findSingleByType(MeterRegistry.class);
         if (listener != null && registry != null) {

@@ -57,7 +57,7 @@ public final class AutoApprover {
         return policy.hasRules();
     }
 
-    /** Route step at start: the withheld-… counters exist from the start when there are rules. */
+    /** Called where the bean is made: the withheld-… counters exist from the start when there are rules. */
     public void registerMeters() {
         if (policy.hasRules()) {
             withheld.registerMeters();
