@@ -40,8 +40,6 @@ import static java.util.stream.Collectors.joining;
  */
 public final class BridgeApplication {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BridgeApplication.class);
-
     static final int BAD_CONFIGURATION = 2;
 
     private BridgeApplication() {
@@ -107,7 +105,8 @@ public final class BridgeApplication {
                     AgentLifeLog.report(LifeEvent.STARTED, startedLine(Platform.current()));
                     // After start, so that it reaches the agent's own log file and the Application log.
                     JavaRuntimes.newerThanRunning().ifPresent(line -> {
-                        LOG.warn(line);
+                        // Looked up here, not in a static field: logging is set up by main, before any logger.
+                        org.slf4j.LoggerFactory.getLogger(BridgeApplication.class).warn(line);
                         AgentLifeLog.report(LifeEvent.JAVA_OUTDATED, line);
                     });
                 }
