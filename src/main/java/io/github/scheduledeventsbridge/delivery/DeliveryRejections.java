@@ -75,7 +75,7 @@ public final class DeliveryRejections implements Processor {
 
     /**
      * The failure handler's choice: a refused message whose window is over goes to dead-letter/; an unreadable
-     * spool file goes there at once. Anything else that ends the retries (a stop) keeps it for the next start.
+     * spool file goes there at once. A stop that ends the retries before then keeps it for the next start.
      */
     public boolean deadLetterDue(@ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Throwable failure,
                                  @ExchangeProperty(FIRST_REFUSED) Long firstRefused) {
