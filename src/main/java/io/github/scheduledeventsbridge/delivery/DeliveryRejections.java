@@ -4,6 +4,8 @@ import io.github.scheduledeventsbridge.delivery.SpoolContent.UnreadableSpoolFile
 import jakarta.mail.SendFailedException;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeException;
+import org.apache.camel.ExchangeProperty;
+import org.apache.camel.Processor;
 import org.eclipse.angus.mail.smtp.SMTPAddressFailedException;
 import org.eclipse.angus.mail.smtp.SMTPSendFailedException;
 
@@ -24,11 +26,10 @@ import java.time.Duration;
  * The first two are tried again with back-off for {@code bridge.delivery.dead-letter-after} from the first
  * refusal (a receiver being redeployed may answer 404 for a while), then dead-lettered.
  */
-public final class DeliveryRejections {
+public final class DeliveryRejections implements Processor {
 
-    /** Exchange properties; they survive redeliveries, as the message does not. */
+    /** Exchange property: when this message was first refused. It survives redeliveries, as the message does not. */
     static final String FIRST_REFUSED = "bridgeFirstRefused";
-    public static final String DEAD_LETTER_DUE = "bridgeDeadLetterDue";
 
     private final Duration window;
     private final Clock clock;
@@ -53,20 +54,35 @@ public final class DeliveryRejections {
         return false;
     }
 
-    /** retryWhile: refused messages are tried again until the window since their first refusal is over. */
-    public boolean retryWithinWindow(@ExchangeException Throwable failure, Exchange exchange) {
-        long now = clock.millis();
-        Long first = exchange.getProperty(FIRST_REFUSED, Long.class);
-        if (first == null) {
-            first = now;
-            exchange.setProperty(FIRST_REFUSED, first);
+    /**
+     * onExceptionOccurred (a Processor is what Camel calls there, right after each failure and before any
+     * decision): a refusal starts the message's window, once.
+     */
+    @Override
+    public void process(Exchange exchange) {
+        Throwable failure = exchange.getException() != null ? exchange.getException()
+                : exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        if (exchange.getProperty(FIRST_REFUSED) == null && isRefusal(failure)) {
+            exchange.setProperty(FIRST_REFUSED, clock.millis());
         }
-        boolean unreadable = causedBy(failure, UnreadableSpoolFileException.class);
-        if (unreadable || now - first >= window.toMillis()) {
-            exchange.setProperty(DEAD_LETTER_DUE, true);
-            return false;
+    }
+
+    /** retryWhile: a refused message is tried again until the window since its first refusal is over. */
+    public boolean retryWithinWindow(@ExchangeException Throwable failure,
+                                     @ExchangeProperty(FIRST_REFUSED) Long firstRefused) {
+        return !deadLetterDue(failure, firstRefused);
+    }
+
+    /**
+     * The failure handler's choice: a refused message whose window is over goes to dead-letter/; an unreadable
+     * spool file goes there at once. A stop that ends the retries before then keeps it for the next start.
+     */
+    public boolean deadLetterDue(@ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Throwable failure,
+                                 @ExchangeProperty(FIRST_REFUSED) Long firstRefused) {
+        if (causedBy(failure, UnreadableSpoolFileException.class)) {
+            return true;
         }
-        return true;
+        return firstRefused != null && clock.millis() - firstRefused >= window.toMillis();
     }
 
     private static boolean permanentSmtp(Throwable t) {

@@ -35,6 +35,11 @@ public final class PollBackoff {
         this.ceiling = ceiling;
     }
 
+    /** The poll's one decision per tick: nothing while IMDS has asked us to slow down, else which of its two GETs. */
+    public synchronized PollTick tick() {
+        return !isDue() ? PollTick.WAIT : answeredOnce ? PollTick.POLL : PollTick.FIRST_CALL;
+    }
+
     public synchronized boolean isDue() {
         return !clock.instant().isBefore(notBefore);
     }

@@ -73,20 +73,39 @@ class DeliveryRejectionsTest {
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
         HttpAnswer.DeliveryRejectedException refused = new HttpAnswer.DeliveryRejectedException("410");
 
-        assertThat(rejections.retryWithinWindow(refused, exchange)).isTrue();
+        exchange.setException(refused);
+        rejections.process(exchange);
+        Long first = exchange.getProperty(DeliveryRejections.FIRST_REFUSED, Long.class);
+        assertThat(first).as("the first refusal starts the window").isEqualTo(now.get().toEpochMilli());
+        assertThat(rejections.retryWithinWindow(refused, first)).isTrue();
         now.set(now.get().plus(Duration.ofMinutes(59)));
-        assertThat(rejections.retryWithinWindow(refused, exchange)).isTrue();
-        assertThat(exchange.getProperty(DeliveryRejections.DEAD_LETTER_DUE)).isNull();
+        rejections.process(exchange);
+        assertThat(exchange.getProperty(DeliveryRejections.FIRST_REFUSED, Long.class)).as("started once").isEqualTo(first);
+        assertThat(rejections.retryWithinWindow(refused, first)).isTrue();
+        assertThat(rejections.deadLetterDue(refused, first)).isFalse();
         now.set(now.get().plus(Duration.ofMinutes(1)));
-        assertThat(rejections.retryWithinWindow(refused, exchange)).isFalse();
-        assertThat(exchange.getProperty(DeliveryRejections.DEAD_LETTER_DUE, Boolean.class)).isTrue();
+        assertThat(rejections.retryWithinWindow(refused, first)).isFalse();
+        assertThat(rejections.deadLetterDue(refused, first)).isTrue();
+        assertThat(exchange.getProperties()).as("deciding changes nothing on the exchange")
+                .containsOnlyKeys(DeliveryRejections.FIRST_REFUSED);
+    }
+
+    @Test
+    @DisplayName("an outage does not start the window, and retries stopped before any refusal keep the message")
+    void outagesStartNoWindow() {
+        Exchange exchange = new DefaultExchange(new DefaultCamelContext());
+        HttpAnswer.DeliveryFailedException outage = new HttpAnswer.DeliveryFailedException("503");
+        exchange.setException(outage);
+        rejections.process(exchange);
+        assertThat(exchange.getProperty(DeliveryRejections.FIRST_REFUSED)).isNull();
+        assertThat(rejections.deadLetterDue(outage, null)).isFalse();
     }
 
     @Test
     @DisplayName("an unreadable spool file is due for dead letter at once")
     void unreadableAtOnce() {
-        Exchange exchange = new DefaultExchange(new DefaultCamelContext());
-        assertThat(rejections.retryWithinWindow(new SpoolContent.UnreadableSpoolFileException("not JSON"), exchange)).isFalse();
-        assertThat(exchange.getProperty(DeliveryRejections.DEAD_LETTER_DUE, Boolean.class)).isTrue();
+        SpoolContent.UnreadableSpoolFileException unreadable = new SpoolContent.UnreadableSpoolFileException("not JSON");
+        assertThat(rejections.retryWithinWindow(unreadable, null)).isFalse();
+        assertThat(rejections.deadLetterDue(unreadable, null)).isTrue();
     }
 }

@@ -42,6 +42,24 @@ class PollBackoffTest {
     }
 
     @Test
+    @DisplayName("the tick: FIRST_CALL until IMDS has answered, WAIT while it asks us to slow down, then POLL")
+    void tickDecidesTheGet() {
+        assertThat(backoff.tick()).isEqualTo(PollTick.FIRST_CALL);
+        backoff.failed(new ConnectException("refused"));
+        assertThat(backoff.tick()).as("a refused connection keeps the pace").isEqualTo(PollTick.FIRST_CALL);
+        backoff.failed(new ImdsStatusException(429, null));
+        assertThat(backoff.tick()).isEqualTo(PollTick.WAIT);
+        clock.advance(CEILING);
+        assertThat(backoff.tick()).as("still waiting for its first answer").isEqualTo(PollTick.FIRST_CALL);
+        backoff.succeeded();
+        assertThat(backoff.tick()).isEqualTo(PollTick.POLL);
+        backoff.failed(new ImdsStatusException(503, null));
+        assertThat(backoff.tick()).isEqualTo(PollTick.WAIT);
+        clock.advance(CEILING);
+        assertThat(backoff.tick()).as("answered once in this run: the usual GET").isEqualTo(PollTick.POLL);
+    }
+
+    @Test
     @DisplayName("429: not due until twice the interval has passed")
     void throttledWaitsTwiceTheInterval() {
         Duration delay = backoff.failed(new ImdsStatusException(429, null));
