@@ -346,7 +346,8 @@ class PackagingLintTest {
 
     @Test
     void theDockerfilePassesTheLinter() throws Exception {
-        assertThat(run(List.of("dockerfilelint", "Dockerfile"))).contains("Issues: None found");
+        // Its rules (packaging/docker/.dockerfilelintrc): ARG-named base images are checked above, not by the linter.
+        assertThat(run(List.of("dockerfilelint", "-c", "packaging/docker", "Dockerfile"))).contains("Issues: None found");
     }
 
     @Test
