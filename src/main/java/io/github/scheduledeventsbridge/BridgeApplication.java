@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.config.BridgeVersion;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.ConfigFileEncoding;
 import io.github.scheduledeventsbridge.config.ConfigKeys;

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge;
 
+import io.github.scheduledeventsbridge.config.BridgeVersion;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.ConfigKeys;
 import io.github.scheduledeventsbridge.config.ConfigurationSources;
@@ -9,7 +10,6 @@ import io.github.scheduledeventsbridge.config.SecretStrength;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
-import io.github.scheduledeventsbridge.logging.LogFileSettings;
 import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.platform.Platform;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
@@ -104,14 +104,12 @@ public class BridgeConfiguration implements CamelConfiguration {
             sources.refuseUnknownKeys();
             BridgeSettings settings = BridgeSettings.read(values, platform);
             AgentLifeLog.useSource(settings.eventLog().source());
-            SettingsReader reader = new SettingsReader(values, platform);
-            LogFileSettings logFiles = LogFileSettings.read(reader, settings.stateDir());
             BridgeApplication.LogDestination destination = context.getRegistry()
                     .lookupByNameAndType(LOG_DESTINATION_BEAN, BridgeApplication.LogDestination.class);
             if (destination != null) {
-                destination.use(logFiles); // the agent as the jar runs it; in-process tests keep their handlers
+                destination.use(settings.logFiles()); // the agent as the jar runs it; in-process tests keep their handlers
             }
-            warnAboutOpenSecretFiles(sources, reader.string(OpenSecretFiles.ENVIRONMENT_FILE, ""));
+            warnAboutOpenSecretFiles(sources, new SettingsReader(values, platform).string(OpenSecretFiles.ENVIRONMENT_FILE, ""));
             if (settings.eventLog().enabled() && context.getRegistry().lookupByName(EventLogSink.WRITER_BEAN) == null) {
                 // Refused here, where the key's origin is known: only Windows has an Event Log (tests bind a writer).
                 EventLogSink.requireWindows(platform);

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge;
 
+import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 
 import io.github.scheduledeventsbridge.action.ActionSettings;
@@ -12,10 +13,12 @@ import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSettings;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSettings;
 import io.github.scheduledeventsbridge.health.HealthSettings;
 import io.github.scheduledeventsbridge.imds.ImdsSettings;
+import io.github.scheduledeventsbridge.logging.LogFileSettings;
 import io.github.scheduledeventsbridge.management.ManagementSettings;
 import io.github.scheduledeventsbridge.simulator.SimulatorSettings;
 
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.function.Function;
 
 /** Every {@code bridge.*} key, read and checked before anything starts; each concern's record lives beside its code. */
@@ -32,7 +35,8 @@ public record BridgeSettings(
         HealthSettings health,
         SimulatorSettings simulator,
         ManagementSettings management,
-        ActionSettings actions) {
+        ActionSettings actions,
+        LogFileSettings logFiles) {
 
     public static BridgeSettings read(Function<String, String> properties) {
         return read(properties, io.github.scheduledeventsbridge.platform.Platform.current());
@@ -43,9 +47,11 @@ public record BridgeSettings(
                                       io.github.scheduledeventsbridge.platform.Platform platform) {
         SettingsReader r = new SettingsReader(properties, platform);
         String filter = FilterSettings.resources(r, "bridge.filter.resources"); // refused before the state dir is made
+        ImdsSettings imds = ImdsSettings.read(r);
+        Path stateDir = r.writableDirectory("bridge.state.dir", platform.defaultStateDir());
         return new BridgeSettings(
-                ImdsSettings.read(r),
-                r.writableDirectory("bridge.state.dir", platform.defaultStateDir()),
+                imds,
+                stateDir,
                 filter,
                 WebhookSettings.read(r),
                 EventHubsSettings.read(r),
@@ -56,7 +62,31 @@ public record BridgeSettings(
                 HealthSettings.read(r),
                 SimulatorSettings.read(r),
                 ManagementSettings.read(r),
-                ActionSettings.read(r));
+                ActionSettings.read(r),
+                logFiles(r, stateDir));
+    }
+
+    /** {@code stateDir}: the Windows default is the {@code logs} folder beside the state, as the installer makes it. */
+    public static LogFileSettings logFiles(SettingsReader r, Path stateDir) {
+        String configured = r.string("bridge.log.dir", "").strip();
+        Optional<Path> dir;
+        if (configured.isEmpty()) {
+            dir = r.platform().windows() ? Optional.of(stateDir.resolve("logs")) : Optional.empty();
+        } else if (configured.equals(LogFileSettings.STDOUT)) {
+            dir = Optional.empty();
+        } else {
+            dir = Optional.of(r.writableDirectory("bridge.log.dir", configured));
+        }
+        long size = r.positiveLong("bridge.log.file-size", 10L * 1024 * 1024);
+        if (size < LogFileSettings.SMALLEST_FILE) {
+            throw new BadConfigurationException("bridge.log.file-size", size + " is below "
+                    + LogFileSettings.SMALLEST_FILE + " bytes (64 KiB)");
+        }
+        long count = r.positiveLong("bridge.log.file-count", 10);
+        if (count > LogFileSettings.MOST_FILES) {
+            throw new BadConfigurationException("bridge.log.file-count", count + " is above " + LogFileSettings.MOST_FILES);
+        }
+        return new LogFileSettings(dir, size, (int) count);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge;
 
+import io.github.scheduledeventsbridge.config.BridgeVersion;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;

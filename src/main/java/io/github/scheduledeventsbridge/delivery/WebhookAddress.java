@@ -17,7 +17,7 @@ public final class WebhookAddress {
         WebhookTarget target = sink.targetAs(WebhookTarget.class);
         headers.put(Exchange.HTTP_URI, target.requestUrl());
         // Receivers' logs and firewalls can tell the agent and its version apart from other callers.
-        headers.put("User-Agent", io.github.scheduledeventsbridge.BridgeVersion.userAgent());
+        headers.put("User-Agent", io.github.scheduledeventsbridge.config.BridgeVersion.userAgent());
         target.basicAuthorization().ifPresent(value -> headers.put("Authorization", value));
     }
 }

@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.health;
 
-import io.github.scheduledeventsbridge.BridgeVersion;
+import io.github.scheduledeventsbridge.config.BridgeVersion;
 import io.github.scheduledeventsbridge.approval.WithheldApprovals;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;

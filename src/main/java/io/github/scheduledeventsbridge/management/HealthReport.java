@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.management;
 
-import io.github.scheduledeventsbridge.BridgeVersion;
+import io.github.scheduledeventsbridge.config.BridgeVersion;
 import io.github.scheduledeventsbridge.logging.Redaction;
 
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.logging;
 
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
+import io.github.scheduledeventsbridge.BridgeSettings;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.platform.OperatingSystem;
@@ -25,7 +26,7 @@ class LogFileSettingsTest {
     Path tmp;
 
     private static LogFileSettings read(Platform platform, Path stateDir, Map<String, String> values) {
-        return LogFileSettings.read(new SettingsReader(values::get, platform), stateDir);
+        return BridgeSettings.logFiles(new SettingsReader(values::get, platform), stateDir);
     }
 
     @Test

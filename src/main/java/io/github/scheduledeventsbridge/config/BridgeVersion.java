@@ -1,10 +1,10 @@
-package io.github.scheduledeventsbridge;
+package io.github.scheduledeventsbridge.config;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
 
-/** The version Maven built, from a resource it filtered. */
+/** The version Maven built, from a resource it filtered: every package names it in what it sends and shows. */
 public final class BridgeVersion {
 
     private static final Properties BUILD = load();
