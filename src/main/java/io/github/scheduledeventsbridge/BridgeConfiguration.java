@@ -13,7 +13,7 @@ import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.platform.Platform;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
-import io.github.scheduledeventsbridge.state.AtomicFiles;
+import io.github.scheduledeventsbridge.storage.AtomicFiles;
 import org.apache.camel.BindToRegistry;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
-import io.github.scheduledeventsbridge.state.AtomicFiles;
+import io.github.scheduledeventsbridge.storage.AtomicFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

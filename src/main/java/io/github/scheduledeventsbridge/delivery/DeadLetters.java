@@ -1,7 +1,7 @@
 package io.github.scheduledeventsbridge.delivery;
 
 import io.github.scheduledeventsbridge.logging.Redaction;
-import io.github.scheduledeventsbridge.state.AtomicFiles;
+import io.github.scheduledeventsbridge.storage.AtomicFiles;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeProperty;
 import org.slf4j.Logger;

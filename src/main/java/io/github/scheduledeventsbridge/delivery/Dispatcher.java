@@ -3,7 +3,7 @@ package io.github.scheduledeventsbridge.delivery;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.github.scheduledeventsbridge.health.StorageHealth;
-import io.github.scheduledeventsbridge.state.StateWriteException;
+import io.github.scheduledeventsbridge.storage.StateWriteException;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 
 import java.io.IOException;

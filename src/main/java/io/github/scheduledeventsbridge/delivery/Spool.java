@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.delivery;
 
-import io.github.scheduledeventsbridge.state.AtomicFiles;
+import io.github.scheduledeventsbridge.storage.AtomicFiles;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

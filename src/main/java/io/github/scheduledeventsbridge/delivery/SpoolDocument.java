@@ -1,7 +1,7 @@
 package io.github.scheduledeventsbridge.delivery;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.github.scheduledeventsbridge.state.AtomicFiles;
+import io.github.scheduledeventsbridge.storage.AtomicFiles;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.delivery;
 
-import io.github.scheduledeventsbridge.state.AtomicFiles;
+import io.github.scheduledeventsbridge.storage.AtomicFiles;
 
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;

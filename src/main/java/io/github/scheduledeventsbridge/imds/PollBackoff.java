@@ -144,7 +144,7 @@ public final class PollBackoff {
             if (t instanceof InvalidDocumentException) {
                 return "invalid-document";
             }
-            if (t instanceof io.github.scheduledeventsbridge.state.StateWriteException) {
+            if (t instanceof io.github.scheduledeventsbridge.storage.StateWriteException) {
                 return "state-write";
             }
             if (t instanceof SocketTimeoutException || t instanceof HttpTimeoutException

@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge.state;
 
+import io.github.scheduledeventsbridge.storage.StateWriteException;
+import io.github.scheduledeventsbridge.storage.AtomicFiles;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.state;
 
+import io.github.scheduledeventsbridge.storage.StateWriteException;
 import io.github.scheduledeventsbridge.platform.BootTime;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -154,7 +154,7 @@ class DispatcherTest {
         List<OutboundEvent> outbox = List.of(event(1, "Scheduled", "A"));
 
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> dispatcher.spool(outbox))
-                .isInstanceOf(io.github.scheduledeventsbridge.state.StateWriteException.class);
+                .isInstanceOf(io.github.scheduledeventsbridge.storage.StateWriteException.class);
         assertThat(health.problem()).hasValueSatisfying(p -> assertThat(p).startsWith("spool write failed: cannot write"));
 
         disk.allowWrites();
@@ -177,7 +177,7 @@ class DispatcherTest {
                 .mapToObj(seq -> event(seq, "Scheduled", "E" + seq)).toList();
 
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> dispatcher.spool(outbox))
-                .isInstanceOf(io.github.scheduledeventsbridge.state.StateWriteException.class);
+                .isInstanceOf(io.github.scheduledeventsbridge.storage.StateWriteException.class);
         assertThat(files(root.resolve("a"))).contains("0000000000000000004.json")
                 .doesNotContain("0000000000000000005.json").noneMatch(name -> name.endsWith(".tmp"));
 

@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge.platform;
 
-import io.github.scheduledeventsbridge.state.AtomicFiles;
+import io.github.scheduledeventsbridge.storage.AtomicFiles;
 import io.github.scheduledeventsbridge.testing.StateFilesWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -14,7 +14,7 @@ import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.SpoolEntry;
 import io.github.scheduledeventsbridge.imds.LiveMigrationSeed;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
-import io.github.scheduledeventsbridge.state.AtomicFiles;
+import io.github.scheduledeventsbridge.storage.AtomicFiles;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;

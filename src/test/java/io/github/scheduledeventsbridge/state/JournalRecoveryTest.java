@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.state;
 
+import io.github.scheduledeventsbridge.storage.StateWriteException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.ImdsDocument;

@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.state;
+package io.github.scheduledeventsbridge.storage;
 
 import io.github.scheduledeventsbridge.platform.FileRules;
 import org.slf4j.Logger;

@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.state;
+package io.github.scheduledeventsbridge.storage;
 
 import java.io.IOException;
 import java.nio.file.Path;
