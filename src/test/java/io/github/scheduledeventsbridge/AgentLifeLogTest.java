@@ -13,6 +13,7 @@ import io.github.scheduledeventsbridge.health.OutageLog;
 import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
+import io.github.scheduledeventsbridge.testing.ServiceHostThread;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
@@ -29,7 +30,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -96,19 +96,10 @@ class AgentLifeLogTest {
             settings.forEach(System::setProperty);
             imds.serve(Docs.document(1, Docs.scheduled("11111111-0000-0000-0000-000000000001", "Reboot",
                     "Mon, 11 Apr 2022 22:26:58 GMT", "vm-1")));
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread host = new Thread(() -> {
-                try {
-                    BridgeApplication.start(new String[0]);
-                } catch (Throwable e) {
-                    failure.set(e);
-                }
-            }, "service-host-start");
-            host.start();
+            ServiceHostThread host = ServiceHostThread.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> ids().contains(2001));
-            BridgeApplication.stop(new String[]{"30"});
-            host.join(Duration.ofSeconds(10).toMillis());
-            assertThat(failure.get()).isNull();
+            host.stop();
+            assertThat(host.join()).isNull();
         }
         Written started = only(2001);
         assertThat(started.source()).as("the Event Log sink is off; the configured source all the same")

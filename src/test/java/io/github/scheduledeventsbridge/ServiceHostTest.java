@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge;
 
+import io.github.scheduledeventsbridge.testing.ServiceHostThread;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -70,18 +70,10 @@ class ServiceHostTest {
         imds.serve(Docs.document(2, IDS.stream().map(id -> Docs.scheduled(id, "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT",
                 "vm-1")).toArray(String[]::new)));
         webhook.holdAfter(ANSWERED);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread host = new Thread(() -> {
-            try {
-                BridgeApplication.start(new String[0]);
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        }, "service-host-start");
-        host.start();
+        ServiceHostThread host = ServiceHostThread.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() == ANSWERED && webhook.held() > 0);
 
-        BridgeApplication.stop(new String[]{"30"});
+        host.stop();
 
         // Stop returns once the agent has stopped: the document is rewritten by then, and start returns with it.
         List<Path> documents = documents();
@@ -90,9 +82,9 @@ class ServiceHostTest {
                 .noneMatch(r -> r.eventId().equals(id))).toList();
         assertThat(Files.readAllLines(documents.get(0))).as("only the messages not delivered, in order")
                 .hasSize(IDS.size() - ANSWERED).allMatch(line -> waiting.stream().anyMatch(line::contains));
-        host.join(Duration.ofSeconds(10).toMillis());
+        Throwable failure = host.join();
         assertThat(host.isAlive()).isFalse();
-        assertThat(failure.get()).isNull();
+        assertThat(failure).isNull();
     }
 
     /** What procrun's standard output keeps is the start only: the rest is in the agent's own rolled files. */
@@ -101,18 +93,11 @@ class ServiceHostTest {
         settings.put("bridge.log.dir", state.resolve("logs").toString());
         configure();
         imds.serve(Docs.document(2, Docs.scheduled(IDS.get(0), "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-1")));
-        Thread host = new Thread(() -> {
-            try {
-                BridgeApplication.start(new String[0]);
-            } catch (Throwable e) {
-                throw new IllegalStateException(e);
-            }
-        }, "service-host-start");
         try {
-            host.start();
+            ServiceHostThread host = ServiceHostThread.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() == 1);
-            BridgeApplication.stop(new String[]{"30"});
-            host.join(Duration.ofSeconds(10).toMillis());
+            host.stop();
+            host.join();
             String log = Files.readString(state.resolve("logs").resolve("scheduled-events-bridge.log"));
             assertThat(log).contains("The log goes on here").contains("Polling " + imds.url())
                     .contains("Stop requested by the service host");
