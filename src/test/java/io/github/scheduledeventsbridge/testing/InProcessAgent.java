@@ -5,13 +5,18 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.main.Main;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /** The agent exactly as the jar runs it (same Main, routes and defaults), started inside the test JVM. */
 public final class InProcessAgent implements AutoCloseable {
 
     private final Main main;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private InProcessAgent(Main main) {
         this.main = main;
@@ -44,14 +49,29 @@ public final class InProcessAgent implements AutoCloseable {
         return context().getRegistry().lookupByNameAndType(name, type);
     }
 
+    /** The management port's bound port (bridge.management.port is 0, any free port, unless the test sets one). */
+    public int managementPort() {
+        return bean(io.github.scheduledeventsbridge.management.ManagementServer.BEAN_NAME,
+                io.github.scheduledeventsbridge.management.ManagementServer.class).port();
+    }
+
+    /** The drain port's bound port. */
+    public int drainPort() {
+        return bean("drainSignal", io.github.scheduledeventsbridge.action.DrainSignal.class).port();
+    }
+
+    /** Stops the agent; a second call (the test's try-with-resources, then its fixture) does nothing. */
     @Override
     public void close() {
-        main.stop();
+        if (closed.compareAndSet(false, true)) {
+            main.stop();
+        }
     }
 
     public static final class Builder {
         private final Map<String, String> properties = new LinkedHashMap<>();
         private final Map<String, Object> beans = new LinkedHashMap<>();
+        private final List<Consumer<InProcessAgent>> whenStarted = new ArrayList<>();
 
         private Builder() {
             properties.put("bridge.imds.poll-interval", "200");
@@ -74,12 +94,20 @@ public final class InProcessAgent implements AutoCloseable {
             return with("bridge.imds.url", imds.url()).with("bridge.imds.instance-url", imds.instanceUrl());
         }
 
+        /** Told of the agent once it started (a fixture that closes it after the test). */
+        public Builder whenStarted(Consumer<InProcessAgent> listener) {
+            whenStarted.add(listener);
+            return this;
+        }
+
         public InProcessAgent start() throws Exception {
             Main main = BridgeApplication.newMain();
             properties.forEach(main::addOverrideProperty);
             beans.forEach(main::bind);
             main.start();
-            return new InProcessAgent(main);
+            InProcessAgent agent = new InProcessAgent(main);
+            whenStarted.forEach(listener -> listener.accept(agent));
+            return agent;
         }
     }
 }
