@@ -1,22 +1,17 @@
 package io.github.scheduledeventsbridge.it;
 
-import io.github.scheduledeventsbridge.action.DrainSignal;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
-import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.RawSockets;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import static io.github.scheduledeventsbridge.testing.RawSockets.exchange;
@@ -35,32 +30,15 @@ class DrainPortLimitsTest {
     static final String PROBE = "GET / HTTP/1.1\r\nHost: 10.0.0.4\r\nUser-Agent: Load Balancer Agent\r\nConnection: close\r\n\r\n";
     private static final Duration PROBE_PATIENCE = Duration.ofSeconds(3);
 
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
-    private InProcessAgent agent;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().drainPort();
     private int port;
-    private final List<Socket> clients = new ArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        imds = new ScriptedImds();
-        imds.serve(Docs.document(1));
-        agent = InProcessAgent.builder(state).imds(imds)
-                .with("bridge.drain.port", "0")
-                .with("bridge.drain.host", "127.0.0.1")
-                .start();
-        port = agent.bean("drainSignal", DrainSignal.class).port();
+        fixture.imds().serve(Docs.document(1));
+        port = fixture.start().drainPort();
         await().atMost(Duration.ofSeconds(20)).until(() -> exchange(port, PROBE, PROBE_PATIENCE).startsWith("HTTP/1.1 200"));
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        for (Socket client : clients) {
-            client.close();
-        }
-        agent.close();
-        imds.close();
     }
 
     @Test
@@ -107,8 +85,6 @@ class DrainPortLimitsTest {
 
     /** A connection that sends {@code start} and then nothing more, closed after the test. */
     private Socket stall(String start) throws IOException {
-        Socket socket = RawSockets.stall(port, start);
-        clients.add(socket);
-        return socket;
+        return fixture.closeAfter(RawSockets.stall(port, start));
     }
 }

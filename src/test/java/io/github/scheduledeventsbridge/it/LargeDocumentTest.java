@@ -3,22 +3,19 @@ package io.github.scheduledeventsbridge.it;
 import com.sun.net.httpserver.HttpServer;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.Executors;
@@ -35,39 +32,24 @@ class LargeDocumentTest {
     private static final String A = "AAAAAAAA-7777-0000-0000-00000000000A";
     private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
 
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
-    private WebhookReceiver webhook;
-
-    @BeforeEach
-    void peers() throws Exception {
-        imds = new ScriptedImds();
-        webhook = WebhookReceiver.start("s");
-    }
-
-    @AfterEach
-    void stop() {
-        imds.close();
-        webhook.close();
-    }
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhook("s");
 
     @ParameterizedTest(name = "chunked={0}")
     @ValueSource(booleans = {false, true})
     void aTenMegabyteDocumentIsAFailedPollAndPollingGoesOn(boolean chunked) throws Exception {
         String tenMegabytes = Docs.document(2, Docs.scheduled(A, "Reboot", NOT_BEFORE, "vm")
                 .replace("\"test event\"", "\"" + "x".repeat(10 * 1024 * 1024) + "\""));
-        imds.chunked(chunked);
-        imds.serve(tenMegabytes);
-        try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
-                .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
+        fixture.imds().chunked(chunked);
+        fixture.imds().serve(tenMegabytes);
+        try (InProcessAgent agent = fixture.start()) {
             PollBackoff backoff = agent.bean("pollBackoff", PollBackoff.class);
             await().atMost(Duration.ofSeconds(30)).until(() -> backoff.consecutiveFailures() >= 3);
             assertThat(backoff.lastFailureKind()).isEqualTo("too-large");
-            assertThat(webhook.requests()).isEmpty();
+            assertThat(fixture.webhook().requests()).isEmpty();
 
-            imds.serve(Docs.document(3, Docs.scheduled(A, "Reboot", NOT_BEFORE, "vm")));
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(A).size() == 1);
+            fixture.imds().serve(Docs.document(3, Docs.scheduled(A, "Reboot", NOT_BEFORE, "vm")));
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().transitionsOf(A).size() == 1);
             assertThat(backoff.consecutiveFailures()).isZero();
         }
     }
@@ -97,7 +79,7 @@ class LargeDocumentTest {
         });
         server.start();
         String base = "http://127.0.0.1:" + server.getAddress().getPort() + "/metadata/";
-        try (InProcessAgent agent = InProcessAgent.builder(state).with("bridge.imds.url", base + "scheduledevents")
+        try (InProcessAgent agent = InProcessAgent.builder(fixture.state()).with("bridge.imds.url", base + "scheduledevents")
                 .with("bridge.imds.instance-url", base + "instance/compute").start()) {
             PollBackoff backoff = agent.bean("pollBackoff", PollBackoff.class);
             await().atMost(Duration.ofSeconds(30)).until(() -> "too-large".equals(backoff.lastFailureKind()));
@@ -116,31 +98,30 @@ class LargeDocumentTest {
         String[] events = IntStream.range(0, count)
                 .mapToObj(i -> Docs.scheduled(String.format("EEEEEEEE-0000-0000-0000-%012d", i), "Freeze", NOT_BEFORE, "vm"))
                 .toArray(String[]::new);
-        imds.serve(Docs.document(2, events));
+        fixture.imds().serve(Docs.document(2, events));
         long started = System.nanoTime();
-        try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
-                .with("bridge.imds.max-document-size", Integer.toString(8 * 1024 * 1024))
-                .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
+        try (InProcessAgent agent = fixture.builder()
+                .with("bridge.imds.max-document-size", Integer.toString(8 * 1024 * 1024)).start()) {
             TransitionJournal journal = agent.bean("journal", TransitionJournal.class);
             await().atMost(Duration.ofSeconds(60)).until(() -> journal.lastDocument().events().size() == count
                     && journal.outbox().isEmpty());
             long recorded = System.nanoTime();
-            await().atMost(Duration.ofSeconds(120)).until(() -> webhook.delivered().size() >= count);
+            await().atMost(Duration.ofSeconds(120)).until(() -> fixture.webhook().delivered().size() >= count);
             System.out.printf("LargeDocumentTest: %d events recorded and spooled in %d ms, delivered in %d ms%n", count,
                     (recorded - started) / 1_000_000, (System.nanoTime() - started) / 1_000_000);
 
             // Idle polls of the same 10,000-event document (every 200 ms) must not keep a core busy.
             com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
                     java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-            int served = imds.documentsServed();
+            int served = fixture.imds().documentsServed();
             long cpuBefore = os.getProcessCpuTime();
             long wallBefore = System.nanoTime();
-            await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= served + 20);
+            await().atMost(Duration.ofSeconds(60)).until(() -> fixture.imds().documentsServed() >= served + 20);
             double share = (double) (os.getProcessCpuTime() - cpuBefore) / (System.nanoTime() - wallBefore);
             System.out.printf("LargeDocumentTest: idle polling of %d events uses %.0f %% of a core%n", count, share * 100);
         }
-        Set<String> delivered = webhook.delivered().stream().map(WebhookReceiver.Request::eventId).collect(Collectors.toSet());
+        Set<String> delivered = fixture.webhook().delivered().stream().map(WebhookReceiver.Request::eventId).collect(Collectors.toSet());
         assertThat(delivered).as("nothing lost").hasSize(count);
-        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::id).doesNotHaveDuplicates();
+        assertThat(fixture.webhook().delivered()).extracting(WebhookReceiver.Request::id).doesNotHaveDuplicates();
     }
 }

@@ -1,14 +1,11 @@
 package io.github.scheduledeventsbridge.it;
 
-import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
-import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.RawSockets;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -17,7 +14,6 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,32 +35,17 @@ class ManagementPortLimitsTest {
     private static final String PROBE = "GET /observe/health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     private static final Duration PROBE_PATIENCE = Duration.ofSeconds(3);
 
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
-    private InProcessAgent agent;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds()
+            .with("bridge.management.max-connections", String.valueOf(CAP));
     private int port;
     private final List<Socket> clients = new ArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        imds = new ScriptedImds();
-        imds.serve(Docs.document(1));
-        agent = InProcessAgent.builder(state).imds(imds)
-                .with("bridge.management.port", "0")
-                .with("bridge.management.max-connections", String.valueOf(CAP))
-                .start();
-        port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
+        fixture.imds().serve(Docs.document(1));
+        port = fixture.start().managementPort();
         assertThat(exchange(port, PROBE, PROBE_PATIENCE)).startsWith("HTTP/1.1 200");
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        for (Socket client : clients) {
-            client.close();
-        }
-        agent.close();
-        imds.close();
     }
 
     @Test
@@ -105,12 +86,12 @@ class ManagementPortLimitsTest {
                 .orElseThrow(() -> new AssertionError("this test needs an IPv4 address other than loopback on this machine"));
         List<Socket> other = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            other.add(RawSockets.stallFrom(elsewhere, port, ""));
+            other.add(fixture.closeAfter(RawSockets.stallFrom(elsewhere, port, "")));
         }
         clients.addAll(other);
         List<Socket> stranger = new ArrayList<>();
         for (int i = 0; i < 3 * CAP; i++) {
-            stranger.add(RawSockets.stallFrom("127.0.0." + (2 + i % 32), port, ""));
+            stranger.add(fixture.closeAfter(RawSockets.stallFrom("127.0.0." + (2 + i % 32), port, "")));
         }
         clients.addAll(stranger);
         await().atMost(Duration.ofSeconds(10)).until(() -> stillOpen(clients) <= CAP);
@@ -120,8 +101,7 @@ class ManagementPortLimitsTest {
 
     /** A connection that sends {@code start} and then nothing more, closed after the test. */
     private void stall(String start) throws IOException {
-        Socket socket = RawSockets.stall(port, start);
-        clients.add(socket);
+        clients.add(fixture.closeAfter(RawSockets.stall(port, start)));
     }
 
     private static long stillOpen(List<Socket> sockets) {

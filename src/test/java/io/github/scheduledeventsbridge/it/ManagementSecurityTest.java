@@ -3,11 +3,11 @@ package io.github.scheduledeventsbridge.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.RawSockets;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -42,31 +42,17 @@ class ManagementSecurityTest {
             + "name=\"scheduled-events-bridge\"";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.simulator()
+            .with("bridge.management.username", USER)
+            .with("bridge.management.password", PASSWORD);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private InProcessAgent agent;
-
-    @AfterEach
-    void stop() {
-        if (agent != null) {
-            agent.close();
-        }
-    }
-
     private void start(String... keyValues) throws Exception {
-        InProcessAgent.Builder builder = InProcessAgent.builder(state)
-                .with("bridge.simulator.enabled", "true")
-                .with("bridge.management.username", USER)
-                .with("bridge.management.password", PASSWORD);
-        for (int i = 0; i < keyValues.length; i += 2) {
-            builder.with(keyValues[i], keyValues[i + 1]);
-        }
-        agent = builder.start();
+        fixture.start(keyValues);
     }
 
     private String base() {
-        return "http://127.0.0.1:" + agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
+        return "http://127.0.0.1:" + fixture.agent().managementPort();
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request, String password) throws Exception {
@@ -200,7 +186,7 @@ class ManagementSecurityTest {
     @Test
     void guessingFromRotatingLoopbackAddressesIsThrottledAndTheOperatorStillGetsIn() throws Exception {
         start();
-        int port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
+        int port = fixture.agent().managementPort();
         assertThat(get("/metrics", PASSWORD).statusCode()).as("the operator's tunnel on 127.0.0.1").isEqualTo(200);
         Map<String, Integer> statuses = new TreeMap<>();
         long start = System.nanoTime();
@@ -233,7 +219,7 @@ class ManagementSecurityTest {
     @Test
     void wrongLoginsFromTheOperatorsAddressDoNotLockOutTheClientHoldingItsLoginCookie() throws Exception {
         start();
-        int port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
+        int port = fixture.agent().managementPort();
         String first = RawSockets.exchange(port, scrape(PASSWORD, null), Duration.ofSeconds(10));
         assertThat(first).startsWith("HTTP/1.1 200");
         Matcher cookie = Pattern.compile("(?i)\r\nSet-Cookie: (seb_login=[A-Za-z0-9_-]+);([^\r]*)").matcher(first);
@@ -304,7 +290,7 @@ class ManagementSecurityTest {
     void shortOrPlaceholderManagementPasswordsStopStartUp() {
         for (String weak : List.of("x", "fifteen-chars-1", "change-me", "change-me-to-something-long", "abababababababababab",
                 "replace-me-with-a-long-random-one", "${MANAGEMENT_PASSWORD_FROM_THE_VAULT}")) {
-            assertThatThrownBy(() -> InProcessAgent.builder(state).with("bridge.management.username", USER)
+            assertThatThrownBy(() -> InProcessAgent.builder(fixture.state()).with("bridge.management.username", USER)
                     .with("bridge.management.password", weak).start().close())
                     .as(weak).hasStackTraceContaining("Bad configuration: bridge.management.password:")
                     .satisfies(e -> assertThat(rootMessage(e)).doesNotContain(weak.length() > 3 ? weak : "\u0000"));

@@ -3,11 +3,11 @@ package io.github.scheduledeventsbridge.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import org.apache.camel.ServiceStatus;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -22,7 +22,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -43,31 +42,15 @@ class ManagementServerTest {
     private static final String PASSWORD = "correct-horse-battery";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.simulator();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private InProcessAgent agent;
-
-    @AfterEach
-    void stop() {
-        if (agent != null) {
-            agent.close();
-        }
-    }
-
     private InProcessAgent start(String... keyValues) throws Exception {
-        InProcessAgent.Builder builder = InProcessAgent.builder(state)
-                .with("bridge.simulator.enabled", "true")
-                .with("bridge.management.port", "0");
-        for (int i = 0; i < keyValues.length; i += 2) {
-            builder.with(keyValues[i], keyValues[i + 1]);
-        }
-        agent = builder.start();
-        return agent;
+        return fixture.start(keyValues);
     }
 
     private ManagementServer server() {
-        return agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class);
+        return fixture.agent().bean(ManagementServer.BEAN_NAME, ManagementServer.class);
     }
 
     private HttpResponse<String> get(String path, String user, String password) throws Exception {
@@ -98,8 +81,7 @@ class ManagementServerTest {
         assertThat(body.path("camelContext").asText()).isEqualTo("Started");
         assertThat(body.path("checks").findValuesAsText("id")).contains("context");
 
-        agent.close();
-        agent = null;
+        fixture.agent().close();
         assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(ConnectException.class);
     }
 
@@ -217,18 +199,18 @@ class ManagementServerTest {
         try (ServerSocket busy = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             start("bridge.management.port", Integer.toString(busy.getLocalPort()));
             assertThat(server().port()).isEqualTo(-1);
-            assertThat(agent.context().getStatus()).isEqualTo(ServiceStatus.Started);
+            assertThat(fixture.agent().context().getStatus()).isEqualTo(ServiceStatus.Started);
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> agent.context().getRouteController().getRouteStatus("imds-poll") == ServiceStatus.Started);
+                    .until(() -> fixture.agent().context().getRouteController().getRouteStatus("imds-poll") == ServiceStatus.Started);
         }
     }
 
     @Test
     void itCanBeSwitchedOff() throws Exception {
         start("bridge.management.enabled", "false");
-        assertThat(agent.context().getRegistry().lookupByName(ManagementServer.BEAN_NAME)).isNull();
-        assertThat(agent.context().getManagementStrategy().getManagementAgent()).as("no JMX either").isNull();
-        assertThat(agent.context().getStatus()).isEqualTo(ServiceStatus.Started);
+        assertThat(fixture.agent().context().getRegistry().lookupByName(ManagementServer.BEAN_NAME)).isNull();
+        assertThat(fixture.agent().context().getManagementStrategy().getManagementAgent()).as("no JMX either").isNull();
+        assertThat(fixture.agent().context().getStatus()).isEqualTo(ServiceStatus.Started);
     }
 
     @Test
@@ -240,7 +222,7 @@ class ManagementServerTest {
                 new String[] {"bridge.management.password", PASSWORD, "bridge.management.username"},
                 new String[] {"bridge.management.enabled", "yes", "bridge.management.enabled"});
         for (String[] c : cases) {
-            assertThatThrownBy(() -> InProcessAgent.builder(state).with(c[0], c[1]).start().close())
+            assertThatThrownBy(() -> InProcessAgent.builder(fixture.state()).with(c[0], c[1]).start().close())
                     .as("%s=%s", c[0], c[1]).hasStackTraceContaining("Bad configuration: " + c[2] + ":");
         }
     }

@@ -1,19 +1,17 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.apache.camel.health.HealthCheck;
 import org.apache.camel.health.HealthCheckHelper;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -35,33 +33,11 @@ class StorageFaultsTest {
 
     private static final String APPROVAL_SECRET = "storage-faults-approval-secret-0123456789";
 
-
     private static final String A = "AAAAAAAA-6666-0000-0000-00000000000A";
     private static final String B = "BBBBBBBB-6666-0000-0000-00000000000B";
 
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
-    private WebhookReceiver webhook;
-
-    @BeforeEach
-    void peers() throws Exception {
-        imds = new ScriptedImds();
-        webhook = WebhookReceiver.start("s");
-    }
-
-    @AfterEach
-    void stop() {
-        imds.close();
-        webhook.close();
-    }
-
-    private final FaultyFileSystem disk = FaultyFileSystem.over(java.nio.file.FileSystems.getDefault());
-
-    private InProcessAgent.Builder agent() {
-        return InProcessAgent.builder(state, disk).imds(imds)
-                .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s");
-    }
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhook("s").faultyDisk();
 
     private static String scheduled(String id) {
         return Docs.scheduled(id, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm");
@@ -82,51 +58,51 @@ class StorageFaultsTest {
     private void unwritable(InProcessAgent agent, String name) {
         await().atMost(Duration.ofSeconds(20)).until(() -> agent.bean("journal",
                 io.github.scheduledeventsbridge.state.TransitionJournal.class).outbox().isEmpty());
-        disk.refuseWrites(file -> file.getFileName().toString().startsWith(name), "No space left on device");
+        fixture.disk().refuseWrites(file -> file.getFileName().toString().startsWith(name), "No space left on device");
     }
 
     private void writable() {
-        disk.allowWrites();
+        fixture.disk().allowWrites();
     }
 
     @Test
     void anUnwritableStateMakesTheAgentNotReadyWithTheReasonUntilWritingWorks() throws Exception {
-        imds.serve(Docs.document(2, scheduled(A)));
-        try (InProcessAgent agent = agent().start()) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+        fixture.imds().serve(Docs.document(2, scheduled(A)));
+        try (InProcessAgent agent = fixture.start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().delivered().size() == 1);
             assertThat(storageProblem(agent)).isEmpty();
 
             unwritable(agent, ".state.json");
-            imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
+            fixture.imds().serve(Docs.document(3, scheduled(A), scheduled(B)));
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isPresent());
             assertThat(storageProblem(agent).orElseThrow()).contains("state write failed", "state.json");
-            int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+            int served = fixture.imds().documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.imds().documentsServed() >= served + 3);
             assertThat(storageProblem(agent)).as("still failing, still not ready").isPresent();
-            assertThat(webhook.transitionsOf(B)).isEmpty();
+            assertThat(fixture.webhook().transitionsOf(B)).isEmpty();
 
             writable();
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isEmpty());
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().transitionsOf(B).size() == 1);
         }
-        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
+        assertThat(fixture.webhook().delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
     }
 
     @Test
     void anUnwritableSpoolMakesTheAgentNotReadyUntilTheTransitionIsSpooled() throws Exception {
-        imds.serve(Docs.document(2, scheduled(A)));
-        try (InProcessAgent agent = agent().start()) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+        fixture.imds().serve(Docs.document(2, scheduled(A)));
+        try (InProcessAgent agent = fixture.start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().delivered().size() == 1);
             unwritable(agent, ".0000000000000000002.json");
-            imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
+            fixture.imds().serve(Docs.document(3, scheduled(A), scheduled(B)));
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isPresent());
             assertThat(storageProblem(agent).orElseThrow()).contains("spool write failed");
 
             writable();
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isEmpty());
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().transitionsOf(B).size() == 1);
         }
-        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
+        assertThat(fixture.webhook().delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
     }
 
     /**
@@ -136,18 +112,18 @@ class StorageFaultsTest {
      */
     @Test
     void aSpoolThatStaysUnwritableIsOneErrorThenSummariesThenOneLineWhenItWorks() throws Exception {
-        imds.serve(Docs.document(2, scheduled(A)));
+        fixture.imds().serve(Docs.document(2, scheduled(A)));
         try (LogCapture log = LogCapture.install();
-             InProcessAgent agent = agent().with("bridge.log.summary-interval", "1000").start()) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+             InProcessAgent agent = fixture.builder().with("bridge.log.summary-interval", "1000").start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().delivered().size() == 1);
             unwritable(agent, ".0000000000000000002.json");
-            imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
+            fixture.imds().serve(Docs.document(3, scheduled(A), scheduled(B)));
             await().atMost(Duration.ofSeconds(20)).until(() -> storageProblem(agent).isPresent());
-            int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 8
+            int served = fixture.imds().documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.imds().documentsServed() >= served + 8
                     && log.text().contains("The spool still cannot be written"));
             writable();
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().transitionsOf(B).size() == 1);
 
             assertThat(log.lines()).filteredOn(l -> l.startsWith("ERROR")).singleElement().asString()
                     .contains("The spool cannot be written", "recorded in state.json (its outbox)");
@@ -158,50 +134,50 @@ class StorageFaultsTest {
 
     @Test
     void anApprovalImdsAcceptedIsAnswered200AndItsApprovedSentOnceTheStateCanBeWritten() throws Exception {
-        imds.serve(Docs.document(2, scheduled(A)));
+        fixture.imds().serve(Docs.document(2, scheduled(A)));
         int port = FreePorts.unused();
-        try (InProcessAgent agent = agent().with("bridge.approval.secret", APPROVAL_SECRET)
+        try (InProcessAgent agent = fixture.builder().with("bridge.approval.secret", APPROVAL_SECRET)
                 .with("bridge.approval.port", Integer.toString(port)).start()) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().delivered().size() == 1);
             unwritable(agent, ".state.json");
 
             HttpResponse<String> answer = new ApprovalClient(port, APPROVAL_SECRET).approve("{\"EventId\":\"" + A + "\"}");
 
             assertThat(answer.statusCode()).isEqualTo(200);
             assertThat(answer.body()).contains(A, "\"recorded\":false");
-            assertThat(imds.startRequests()).hasSize(1);
-            int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 2);
-            assertThat(webhook.transitionsOf(A)).containsExactly("Scheduled");
+            assertThat(fixture.imds().startRequests()).hasSize(1);
+            int served = fixture.imds().documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.imds().documentsServed() >= served + 2);
+            assertThat(fixture.webhook().transitionsOf(A)).containsExactly("Scheduled");
 
             writable();
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(A).size() == 2);
-            int later = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= later + 3);
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().transitionsOf(A).size() == 2);
+            int later = fixture.imds().documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.imds().documentsServed() >= later + 3);
         }
-        assertThat(webhook.transitionsOf(A)).containsExactly("Scheduled", "Approved");
-        assertThat(imds.startRequests()).as("approved at IMDS once").hasSize(1);
+        assertThat(fixture.webhook().transitionsOf(A)).containsExactly("Scheduled", "Approved");
+        assertThat(fixture.imds().startRequests()).as("approved at IMDS once").hasSize(1);
     }
 
     @Test
     void aSinksSpoolDirectoryDeletedWhileRunningIsMadeAgainForTheNextMessage() throws Exception {
-        imds.serve(Docs.document(2, scheduled(A)));
-        try (InProcessAgent agent = agent().start()) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
+        fixture.imds().serve(Docs.document(2, scheduled(A)));
+        try (InProcessAgent agent = fixture.start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().delivered().size() == 1);
             Path sinkDir = sinkDirectory();
             // Delivered, so empty: an operator's clean-up (or a restored backup) took it away.
             await().atMost(Duration.ofSeconds(20)).until(() -> isEmpty(sinkDir));
             Files.delete(sinkDir);
-            imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(B).size() == 1);
+            fixture.imds().serve(Docs.document(3, scheduled(A), scheduled(B)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().transitionsOf(B).size() == 1);
             assertThat(storageProblem(agent)).isEmpty();
         }
-        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
+        assertThat(fixture.webhook().delivered()).extracting(WebhookReceiver.Request::eventId).containsExactly(A, B);
     }
 
     /** The one sink's spool directory. */
     private Path sinkDirectory() throws IOException {
-        try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+        try (Stream<Path> dirs = Files.list(fixture.state().resolve("spool"))) {
             return dirs.filter(Files::isDirectory).findFirst().orElseThrow();
         }
     }
@@ -214,21 +190,21 @@ class StorageFaultsTest {
 
     @Test
     void aDeletedStateFileNeverLetsANewMessageOverwriteAnUndeliveredOne() throws Exception {
-        webhook.answerWith(503);
-        imds.serve(Docs.document(2, scheduled(A)));
-        try (InProcessAgent first = agent().start()) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> !webhook.failedAttempts().isEmpty());
+        fixture.webhook().answerWith(503);
+        fixture.imds().serve(Docs.document(2, scheduled(A)));
+        try (InProcessAgent first = fixture.start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> !fixture.webhook().failedAttempts().isEmpty());
         }
-        Files.delete(state.resolve("state.json"));
+        Files.delete(fixture.state().resolve("state.json"));
         // A is gone and B appeared; the agent has forgotten everything but the spool.
-        imds.serve(Docs.document(3, scheduled(B)));
-        webhook.answerWith(200);
-        try (InProcessAgent second = agent().start()) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() >= 2);
-            int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+        fixture.imds().serve(Docs.document(3, scheduled(B)));
+        fixture.webhook().answerWith(200);
+        try (InProcessAgent second = fixture.start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.webhook().delivered().size() >= 2);
+            int served = fixture.imds().documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.imds().documentsServed() >= served + 3);
         }
         // Two events: each on its lane (bridge.webhook.concurrency), so either may arrive first.
-        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactlyInAnyOrder(A, B);
+        assertThat(fixture.webhook().delivered()).extracting(WebhookReceiver.Request::eventId).containsExactlyInAnyOrder(A, B);
     }
 }
