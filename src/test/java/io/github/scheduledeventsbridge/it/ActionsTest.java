@@ -4,16 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.testing.AcceptingActionSocket;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
+import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import org.apache.camel.health.HealthCheck;
 import org.apache.camel.health.HealthCheckHelper;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
-import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
@@ -37,8 +39,8 @@ class ActionsTest {
     private static final String MINE_TOO = "AAAAAAAA-0000-0000-0000-0000000000A2";
     private static final String OTHERS = "BBBBBBBB-0000-0000-0000-0000000000B1";
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhook("s");
     @TempDir
     Path work;
 
@@ -46,11 +48,6 @@ class ActionsTest {
         Path file = work.resolve(name);
         Files.writeString(file, "#!/bin/sh\n" + body + "\n");
         return "sh " + file;
-    }
-
-    private InProcessAgent.Builder agent(ScriptedImds imds, WebhookReceiver webhook) {
-        return InProcessAgent.builder(state).imds(imds)
-                .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s");
     }
 
     private static List<String> lines(Path file) throws Exception {
@@ -63,27 +60,27 @@ class ActionsTest {
                 + "/$1-$SEB_EVENT_ID.env; cat > " + work + "/$1-$SEB_EVENT_ID.json; echo \"$1 line for $SEB_EVENT_ID\"";
         String prepare = script("prepare.sh", record.replace("$1", "prepare"));
         String recover = script("recover.sh", record.replace("$1", "recover"));
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test", "vm-other"),
-                    Docs.scheduled(MINE_TOO, "Freeze", NOT_BEFORE, "vm-under-test"),
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test", "vm-other"),
+                Docs.scheduled(MINE_TOO, "Freeze", NOT_BEFORE, "vm-under-test"),
+                Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
+        try (InProcessAgent a = fixture.builder().with("bridge.action.prepare.command", prepare)
+                .with("bridge.action.recover.command", recover).start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() ->
+                    webhook.transitionsOf(MINE).contains("ActionSucceeded")
+                            && webhook.transitionsOf(MINE_TOO).contains("ActionSucceeded"));
+            // MINE starts (no second prepare), MINE_TOO is withdrawn (Cancelled), then MINE completes.
+            imds.serve(Docs.document(2, Docs.started(MINE, "Reboot", "vm-under-test", "vm-other"),
                     Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
-            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
-                    .with("bridge.action.recover.command", recover).start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() ->
-                        webhook.transitionsOf(MINE).contains("ActionSucceeded")
-                                && webhook.transitionsOf(MINE_TOO).contains("ActionSucceeded"));
-                // MINE starts (no second prepare), MINE_TOO is withdrawn (Cancelled), then MINE completes.
-                imds.serve(Docs.document(2, Docs.started(MINE, "Reboot", "vm-under-test", "vm-other"),
-                        Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
-                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("Started")
-                        && webhook.transitionsOf(MINE_TOO).contains("Cancelled"));
-                imds.serve(Docs.document(3, Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
-                await().atMost(Duration.ofSeconds(20)).until(() ->
-                        webhook.transitionsOf(MINE).stream().filter("ActionSucceeded"::equals).count() == 2
-                                && webhook.transitionsOf(MINE_TOO).stream().filter("ActionSucceeded"::equals).count() == 2);
-                int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
-            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("Started")
+                    && webhook.transitionsOf(MINE_TOO).contains("Cancelled"));
+            imds.serve(Docs.document(3, Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
+            await().atMost(Duration.ofSeconds(20)).until(() ->
+                    webhook.transitionsOf(MINE).stream().filter("ActionSucceeded"::equals).count() == 2
+                            && webhook.transitionsOf(MINE_TOO).stream().filter("ActionSucceeded"::equals).count() == 2);
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
         }
         assertThat(lines(work.resolve("prepare-" + MINE + ".count"))).hasSize(1);
         assertThat(lines(work.resolve("prepare-" + MINE_TOO + ".count"))).hasSize(1);
@@ -109,25 +106,25 @@ class ActionsTest {
     @Test
     void outcomeMessagesCarryActionOutcomeExitCodeAndDuration() throws Exception {
         String prepare = script("prepare.sh", "echo preparing; exit 3");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
-            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare).start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
-                MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
-                assertThat(Search.in(registry).name("bridge.actions").tag("action", "prepare").tag("outcome", "failed")
-                        .timer().count()).isEqualTo(1);
-                assertThat(Search.in(registry).name("bridge.vm.identity.known").gauge().value()).isEqualTo(1.0);
-            }
-            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
-                    .findFirst().orElseThrow().json();
-            assertThat(failed.path("type").asText()).isEqualTo("io.github.scheduledeventsbridge.action.Failed");
-            assertThat(failed.path("subject").asText()).isEqualTo(MINE);
-            assertThat(failed.path("data").path("action").asText()).isEqualTo("prepare");
-            assertThat(failed.path("data").path("outcome").asText()).isEqualTo("failed");
-            assertThat(failed.path("data").path("exitCode").asInt()).isEqualTo(3);
-            assertThat(failed.path("data").path("durationMs").isNumber()).isTrue();
-            assertThat(failed.path("data").path("trigger").asText()).isEqualTo("Scheduled");
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+        try (InProcessAgent a = fixture.builder().with("bridge.action.prepare.command", prepare).start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+            MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
+            assertThat(Search.in(registry).name("bridge.actions").tag("action", "prepare").tag("outcome", "failed")
+                    .timer().count()).isEqualTo(1);
+            assertThat(Search.in(registry).name("bridge.vm.identity.known").gauge().value()).isEqualTo(1.0);
         }
+        JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                .findFirst().orElseThrow().json();
+        assertThat(failed.path("type").asText()).isEqualTo("io.github.scheduledeventsbridge.action.Failed");
+        assertThat(failed.path("subject").asText()).isEqualTo(MINE);
+        assertThat(failed.path("data").path("action").asText()).isEqualTo("prepare");
+        assertThat(failed.path("data").path("outcome").asText()).isEqualTo("failed");
+        assertThat(failed.path("data").path("exitCode").asInt()).isEqualTo(3);
+        assertThat(failed.path("data").path("durationMs").isNumber()).isTrue();
+        assertThat(failed.path("data").path("trigger").asText()).isEqualTo("Scheduled");
     }
 
     @Test
@@ -135,10 +132,11 @@ class ActionsTest {
         String prepare = script("prepare.sh", "echo run >> " + work + "/prepare-$SEB_EVENT_ID.count");
         String recover = script("recover.sh", "echo run >> " + work + "/recover-$SEB_EVENT_ID.count");
         List<String> more = List.of("BBBBBBBB-0000-0000-0000-0000000000B2", "BBBBBBBB-0000-0000-0000-0000000000B3");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
-             LogCapture log = LogCapture.install()) {
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        try (LogCapture log = LogCapture.install()) {
             imds.serve(Docs.document(1, Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other")));
-            try (InProcessAgent a = agent(imds, webhook)
+            try (InProcessAgent a = fixture.builder()
                     .with("bridge.imds.instance-url", "http://127.0.0.1:9/metadata/instance/compute")
                     .with("bridge.action.prepare.command", prepare)
                     .with("bridge.action.recover.command", recover)
@@ -179,8 +177,9 @@ class ActionsTest {
         // The prepare had exited, the agent was killed before it wrote so down, and the exited command is not reaped
         // yet (a zombie: its new parent, PID 1 of some containers, reaps late). Here: a parent that never reaps.
         Process parent = new ProcessBuilder("bash", "-c", "sleep 0.5 & echo $!; exec sleep 300").start();
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
-             LogCapture log = LogCapture.install()) {
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        try (LogCapture log = LogCapture.install()) {
             long zombie = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(
                     parent.getInputStream(), StandardCharsets.US_ASCII)).readLine().trim());
             Path stat = Path.of("/proc", Long.toString(zombie), "stat");
@@ -198,11 +197,11 @@ class ActionsTest {
                     .put("source", "/scheduled-events-bridge/test").put("type", "io.github.scheduledeventsbridge.Scheduled")
                     .put("subject", MINE);
             input.putObject("data").put("eventId", MINE).put("transition", "Scheduled").put("eventType", "Reboot");
-            Files.write(state.resolve("actions.log"), List.of("{\"generation\":0}", request.toString(),
+            Files.write(fixture.state().resolve("actions.log"), List.of("{\"generation\":0}", request.toString(),
                     started.toString()));
 
             imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
-            try (InProcessAgent a = agent(imds, webhook)
+            try (InProcessAgent a = fixture.builder()
                     .with("bridge.action.prepare.command", script("prepare.sh", "echo run >> " + work + "/prepare.count"))
                     .start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> lines(work.resolve("prepare.count")).size() == 1);
@@ -220,51 +219,52 @@ class ActionsTest {
     @Test
     void sinksFilterOutcomeMessagesLikeTransitions() throws Exception {
         String prepare = script("prepare.sh", "[ \"$SEB_EVENT_ID\" = " + MINE + " ] && exit 1; exit 0");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test"),
-                    Docs.scheduled(MINE_TOO, "Reboot", NOT_BEFORE, "vm-under-test")));
-            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
-                    .with("bridge.webhook.filter.transitions", "ActionFailed").start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
-                MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
-                await().atMost(Duration.ofSeconds(20)).until(() -> Search.in(registry).name("bridge.actions").timers()
-                        .stream().mapToLong(io.micrometer.core.instrument.Timer::count).sum() == 2);
-                int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
-            }
-            assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::transition).containsExactly("ActionFailed");
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test"),
+                Docs.scheduled(MINE_TOO, "Reboot", NOT_BEFORE, "vm-under-test")));
+        try (InProcessAgent a = fixture.builder().with("bridge.action.prepare.command", prepare)
+                .with("bridge.webhook.filter.transitions", "ActionFailed").start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+            MeterRegistry registry = a.context().getRegistry().findSingleByType(MeterRegistry.class);
+            await().atMost(Duration.ofSeconds(20)).until(() -> Search.in(registry).name("bridge.actions").timers()
+                    .stream().mapToLong(io.micrometer.core.instrument.Timer::count).sum() == 2);
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
         }
+        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::transition).containsExactly("ActionFailed");
     }
 
     @Test
     void aCommandPastTheTimeoutIsKilledWithItsChildren() throws Exception {
         Path pid = work.resolve("child.pid");
         String prepare = script("prepare.sh", "sleep 300 & echo $! > " + pid + "; wait");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
-            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
-                    .with("bridge.action.timeout", "1500").start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
-            }
-            long child = Long.parseLong(Files.readString(pid).trim());
-            await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(child).map(p -> !p.isAlive()).orElse(true));
-            assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false)).as("child sleep killed").isFalse();
-            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
-                    .findFirst().orElseThrow().json();
-            assertThat(failed.path("data").path("outcome").asText()).isEqualTo("timed-out");
-            assertThat(failed.path("data").path("exitCode").isNull()).isTrue();
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+        try (InProcessAgent a = fixture.builder().with("bridge.action.prepare.command", prepare)
+                .with("bridge.action.timeout", "1500").start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
         }
+        long child = Long.parseLong(Files.readString(pid).trim());
+        await().atMost(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(child).map(p -> !p.isAlive()).orElse(true));
+        assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false)).as("child sleep killed").isFalse();
+        JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                .findFirst().orElseThrow().json();
+        assertThat(failed.path("data").path("outcome").asText()).isEqualTo("timed-out");
+        assertThat(failed.path("data").path("exitCode").isNull()).isTrue();
     }
 
     @Test
     void aSuccessfulPrepareApprovesOnlyAnEventOfThisVmAloneAndSaysWhyNotTheOthers() throws Exception {
         String prepare = script("prepare.sh", "exit 0");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
-             LogCapture log = LogCapture.install()) {
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        try (LogCapture log = LogCapture.install()) {
             imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test"),
                     Docs.scheduled(MINE_TOO, "Reboot", NOT_BEFORE, "vm-under-test", "vm-other"),
                     Docs.scheduled(OTHERS, "Reboot", NOT_BEFORE, "vm-other", "vm-under-test")));
-            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
+            try (InProcessAgent a = fixture.builder().with("bridge.action.prepare.command", prepare)
                     .with("bridge.approval.auto.after-prepare", "true").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("Approved"));
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE_TOO).contains("ActionSucceeded")
@@ -294,78 +294,78 @@ class ActionsTest {
     @Test
     void aFailedPrepareNeverApproves() throws Exception {
         String prepare = script("prepare.sh", "exit 1");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
-            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare)
-                    .with("bridge.approval.auto.after-prepare", "true").start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
-                int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
-            }
-            assertThat(imds.startRequests()).isEmpty();
-            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
-                    .findFirst().orElseThrow().json();
-            assertThat(failed.path("data").path("approval").asText()).isEqualTo("withheld");
-            assertThat(webhook.transitionsOf(MINE)).doesNotContain("Approved");
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+        try (InProcessAgent a = fixture.builder().with("bridge.action.prepare.command", prepare)
+                .with("bridge.approval.auto.after-prepare", "true").start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
+            int served = imds.documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
         }
+        assertThat(imds.startRequests()).isEmpty();
+        JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                .findFirst().orElseThrow().json();
+        assertThat(failed.path("data").path("approval").asText()).isEqualTo("withheld");
+        assertThat(webhook.transitionsOf(MINE)).doesNotContain("Approved");
     }
 
     @Test
     void aLongPrepareDelaysNeitherPollingNorOtherDeliveries() throws Exception {
         String prepare = script("prepare.sh", "[ \"$SEB_EVENT_ID\" = " + MINE + " ] && sleep 60; exit 0");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
-            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.prepare.command", prepare).start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("Scheduled"));
-                long since = System.nanoTime();
-                imds.serve(Docs.document(2, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test"),
-                        Docs.scheduled(MINE_TOO, "Freeze", NOT_BEFORE, "vm-under-test")));
-                await().atMost(Duration.ofSeconds(15)).until(() -> webhook.transitionsOf(MINE_TOO).contains("Scheduled")
-                        && webhook.transitionsOf(MINE_TOO).contains("ActionSucceeded"));
-                assertThat(Duration.ofNanos(System.nanoTime() - since)).isLessThan(Duration.ofSeconds(15));
-                assertThat(webhook.transitionsOf(MINE)).as("still preparing").doesNotContain("ActionSucceeded");
-            }
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+        try (InProcessAgent a = fixture.builder().with("bridge.action.prepare.command", prepare).start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("Scheduled"));
+            long since = System.nanoTime();
+            imds.serve(Docs.document(2, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test"),
+                    Docs.scheduled(MINE_TOO, "Freeze", NOT_BEFORE, "vm-under-test")));
+            await().atMost(Duration.ofSeconds(15)).until(() -> webhook.transitionsOf(MINE_TOO).contains("Scheduled")
+                    && webhook.transitionsOf(MINE_TOO).contains("ActionSucceeded"));
+            assertThat(Duration.ofNanos(System.nanoTime() - since)).isLessThan(Duration.ofSeconds(15));
+            assertThat(webhook.transitionsOf(MINE)).as("still preparing").doesNotContain("ActionSucceeded");
         }
     }
     @Test
     void theConfiguredShellRunsTheCommands() throws Exception {
         Path ran = work.resolve("ran");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
-            // [[ ]] and $BASH_VERSION are bash's: /bin/sh (dash) would fail this command.
-            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.shell", "/bin/bash -c")
-                    .with("bridge.action.prepare.command", "[[ -n $BASH_VERSION ]] && echo bash > " + ran).start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionSucceeded"));
-            }
-            assertThat(lines(ran)).containsExactly("bash");
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+        // [[ ]] and $BASH_VERSION are bash's: /bin/sh (dash) would fail this command.
+        try (InProcessAgent a = fixture.builder().with("bridge.action.shell", "/bin/bash -c")
+                .with("bridge.action.prepare.command", "[[ -n $BASH_VERSION ]] && echo bash > " + ran).start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionSucceeded"));
         }
+        assertThat(lines(ran)).containsExactly("bash");
     }
 
     @Test
     void aCommandThatCannotBeStartedIsAnActionFailedWithItsReason() throws Exception {
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
-            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.shell", "no-such-shell -c")
-                    .with("bridge.action.prepare.command", "true").start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
-            }
-            JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
-                    .findFirst().orElseThrow().json();
-            assertThat(failed.path("data").path("outcome").asText()).isEqualTo("failed");
-            assertThat(failed.path("data").path("exitCode").isNull()).isTrue();
-            assertThat(failed.path("data").path("error").asText())
-                    .isEqualTo("cannot be started: no-such-shell is not an executable file on the PATH");
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
+        try (InProcessAgent a = fixture.builder().with("bridge.action.shell", "no-such-shell -c")
+                .with("bridge.action.prepare.command", "true").start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
         }
+        JsonNode failed = webhook.delivered().stream().filter(r -> r.transition().equals("ActionFailed"))
+                .findFirst().orElseThrow().json();
+        assertThat(failed.path("data").path("outcome").asText()).isEqualTo("failed");
+        assertThat(failed.path("data").path("exitCode").isNull()).isTrue();
+        assertThat(failed.path("data").path("error").asText())
+                .isEqualTo("cannot be started: no-such-shell is not an executable file on the PATH");
     }
 
     @Test
     void commandsHandedToAnActionHostRunThereWithoutTheAgentsEnvironmentAndReportAsUsual() throws Exception {
         Path env = work.resolve("env");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s");
-             AcceptingActionSocket host = AcceptingActionSocket.listen(work.resolve("action.sock"),
-                     Map.of("BRIDGE_WEBHOOK_SECRET", "the-agents-secret"))) {
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        try (AcceptingActionSocket host = AcceptingActionSocket.listen(work.resolve("action.sock"), Map.of("BRIDGE_WEBHOOK_SECRET", "the-agents-secret"))) {
             imds.serve(Docs.document(1, Docs.scheduled(MINE, "Reboot", NOT_BEFORE, "vm-under-test")));
-            try (InProcessAgent a = agent(imds, webhook).with("bridge.action.host-socket", host.path().toString())
+            try (InProcessAgent a = fixture.builder().with("bridge.action.host-socket", host.path().toString())
                     .with("bridge.action.prepare.command", "env > " + env + "; echo prepared; exit 4").start()) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> webhook.transitionsOf(MINE).contains("ActionFailed"));
             }

@@ -1,14 +1,14 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -23,8 +23,8 @@ class AutoApprovalTest {
     private static final String PLATFORM_REBOOT = "BBBBBBBB-0000-0000-0000-00000000000B";
     private static final String NOT_LEADER = "CCCCCCCC-0000-0000-0000-00000000000C";
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds();
 
     private static String user(String event) {
         return event.replace("\"EventSource\":\"Platform\"", "\"EventSource\":\"User\"");
@@ -40,9 +40,10 @@ class AutoApprovalTest {
 
     @Test
     void userInitiatedEventsAreApprovedOnceByTheLeaderOnly() throws Exception {
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+        ScriptedImds imds = fixture.imds();
+        try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
             imds.serve(document());
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.approval.auto.user-initiated", "true")
                     .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(USER_REBOOT).contains("Approved"));
@@ -65,10 +66,11 @@ class AutoApprovalTest {
 
     @Test
     void theApprovedMessageLeavesWithThePollThatApproved() throws Exception {
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+        ScriptedImds imds = fixture.imds();
+        try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
             imds.serve(document());
             // One poll a minute: an Approved that waited for the next poll would not arrive within the test.
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.imds.poll-interval", "60000")
                     .with("bridge.approval.auto.user-initiated", "true")
                     .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
@@ -92,9 +94,10 @@ class AutoApprovalTest {
 
     @Test
     void everyWithheldApprovalIsLoggedOnceWithItsReasonAndCounted() throws Exception {
-        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds()) {
+        ScriptedImds imds = fixture.imds();
+        try (LogCapture log = LogCapture.install()) {
             imds.serve(Docs.document(1));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.approval.auto.user-initiated", "true").start()) {
                 for (String outcome : List.of("withheld-not-covered", "withheld-not-leader", "withheld-identity-unknown")) {
                     assertThat(approvals(agent, outcome)).as(outcome + " present from the start").isEqualTo(0.0);
@@ -116,11 +119,12 @@ class AutoApprovalTest {
 
     @Test
     void withTheIdentityUnknownEachWithheldApprovalIsSaidEvenWithActionsAndDrainOn() throws Exception {
-        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds()) {
+        ScriptedImds imds = fixture.imds();
+        try (LogCapture log = LogCapture.install()) {
             imds.answerInstanceMetadataWith(503);
             imds.serve(document());
             // Actions and the drain signal meet the unknown identity first and say so for themselves.
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.approval.auto.user-initiated", "true")
                     .with("bridge.action.prepare.command", "true")
                     .with("bridge.drain.port", "0").with("bridge.drain.host", "127.0.0.1").start()) {
@@ -138,9 +142,10 @@ class AutoApprovalTest {
 
     @Test
     void dryRunSendsNothingButSaysWhatItWouldApprove() throws Exception {
-        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+        ScriptedImds imds = fixture.imds();
+        try (LogCapture log = LogCapture.install(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
             imds.serve(document());
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.approval.auto.user-initiated", "true")
                     .with("bridge.approval.auto.event-types", "Reboot")
                     .with("bridge.approval.auto.dry-run", "true")

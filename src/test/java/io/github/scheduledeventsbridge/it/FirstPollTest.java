@@ -1,12 +1,12 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,26 +22,25 @@ class FirstPollTest {
 
     private static final int STARTS = 40;
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds();
 
     @Test
     void everyStartOfThePollRoutePollsAtOnceWhateverTheInterval() throws Exception {
-        try (ScriptedImds imds = new ScriptedImds()) {
-            imds.serve(Docs.document(1));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
-                    .with("bridge.imds.poll-interval", "3600000").start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.polls() >= 1);
-                for (int start = 1; start <= STARTS; start++) {
-                    agent.context().getRouteController().stopRoute("imds-poll");
-                    int before = imds.polls();
-                    agent.context().getRouteController().startRoute("imds-poll");
-                    int startNo = start;
-                    await("poll after start " + startNo).atMost(Duration.ofSeconds(10))
-                            .until(() -> imds.polls() > before);
-                }
-                assertThat(imds.polls()).isEqualTo(STARTS + 1);
+        ScriptedImds imds = fixture.imds();
+        imds.serve(Docs.document(1));
+        try (InProcessAgent agent = fixture.builder()
+                .with("bridge.imds.poll-interval", "3600000").start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.polls() >= 1);
+            for (int start = 1; start <= STARTS; start++) {
+                agent.context().getRouteController().stopRoute("imds-poll");
+                int before = imds.polls();
+                agent.context().getRouteController().startRoute("imds-poll");
+                int startNo = start;
+                await("poll after start " + startNo).atMost(Duration.ofSeconds(10))
+                        .until(() -> imds.polls() > before);
             }
+            assertThat(imds.polls()).isEqualTo(STARTS + 1);
         }
     }
 }

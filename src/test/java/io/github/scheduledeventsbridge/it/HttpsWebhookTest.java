@@ -2,24 +2,20 @@ package io.github.scheduledeventsbridge.it;
 
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
+import io.github.scheduledeventsbridge.testing.SelfSignedKeystore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,31 +28,17 @@ class HttpsWebhookTest {
 
     @TempDir
     Path work;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds();
 
     private record Received(String method, String rawQuery, boolean signed) {
     }
 
     @Test
     void anHttpsTargetGetsTheSignedPostOverTls() throws Exception {
-        Path keystore = work.resolve("receiver.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "receiver", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2",
-                "-dname", "CN=localhost", "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-storetype", "PKCS12",
-                "-keystore", keystore.toString(), "-storepass", "changeit", "-keypass", "changeit")
-                .redirectErrorStream(true).start();
-        assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(keytool.exitValue()).isZero();
-
-        KeyStore keys = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(keystore)) {
-            keys.load(in, "changeit".toCharArray());
-        }
-        KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        keyManagers.init(keys, "changeit".toCharArray());
-        SSLContext tls = SSLContext.getInstance("TLS");
-        tls.init(keyManagers.getKeyManagers(), null, null);
+        SelfSignedKeystore keystore = SelfSignedKeystore.create(work.resolve("receiver.p12"), "receiver");
         HttpsServer receiver = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        receiver.setHttpsConfigurator(new HttpsConfigurator(tls));
+        receiver.setHttpsConfigurator(new HttpsConfigurator(keystore.serving()));
         List<Received> received = new CopyOnWriteArrayList<>();
         receiver.createContext("/", exchange -> {
             try (exchange) {
@@ -75,15 +57,14 @@ class HttpsWebhookTest {
         for (int i = 0; i < trustProperties.length; i++) {
             saved[i] = System.getProperty(trustProperties[i]);
         }
-        System.setProperty("javax.net.ssl.trustStore", keystore.toString());
+        System.setProperty("javax.net.ssl.trustStore", keystore.file().toString());
         System.setProperty("javax.net.ssl.trustStorePassword", "changeit");
         System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
-        try (ScriptedImds imds = new ScriptedImds()) {
-            imds.serve(Docs.document(2, Docs.scheduled("AAAAAAAA-0000-0000-0000-00000000000A", "Reboot",
+        try {
+            fixture.imds().serve(Docs.document(2, Docs.scheduled("AAAAAAAA-0000-0000-0000-00000000000A", "Reboot",
                     "Mon, 11 Apr 2022 22:26:58 GMT", "vm-a")));
             String url = "https://localhost:" + receiver.getAddress().getPort() + "/api/fn?code=abc%2Bdef%3D%3D";
-            try (InProcessAgent agent = InProcessAgent.builder(work.resolve("state")).imds(imds)
-                    .with("bridge.webhook.urls", url).with("bridge.webhook.secret", "s").start()) {
+            try (InProcessAgent agent = fixture.start("bridge.webhook.urls", url, "bridge.webhook.secret", "s")) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> !received.isEmpty());
             }
         } finally {

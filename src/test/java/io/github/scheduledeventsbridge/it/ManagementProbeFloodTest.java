@@ -1,19 +1,19 @@
 package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.RawSockets;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -50,67 +50,65 @@ class ManagementProbeFloodTest {
             + Base64.getEncoder().encodeToString((USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8))
             + "\r\nConnection: close\r\n\r\n";
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds();
 
     @Test
     void probesAndLoggedInScrapesAreAnsweredWhileStrangersPipelineProbesUnread() throws Exception {
-        try (ScriptedImds imds = new ScriptedImds()) {
-            imds.serve(Docs.document(1));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
-                    .with("bridge.management.port", "0")
-                    .with("bridge.management.username", USER)
-                    .with("bridge.management.password", PASSWORD)
-                    .start()) {
-                int port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
-                await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                        .until(() -> RawSockets.exchange(port, PROBE, PATIENCE).startsWith("HTTP/1.1 200"));
+        ScriptedImds imds = fixture.imds();
+        imds.serve(Docs.document(1));
+        try (InProcessAgent agent = fixture.builder()
+                .with("bridge.management.username", USER)
+                .with("bridge.management.password", PASSWORD)
+                .start()) {
+            int port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                    .until(() -> RawSockets.exchange(port, PROBE, PATIENCE).startsWith("HTTP/1.1 200"));
 
-                AtomicBoolean flooding = new AtomicBoolean(true);
-                CountDownLatch stopped = new CountDownLatch(1);
-                AtomicLong connections = new AtomicLong();
-                AtomicLong sent = new AtomicLong();
-                Set<Socket> open = ConcurrentHashMap.newKeySet();
-                ExecutorService flooders = Executors.newFixedThreadPool(ADDRESSES);
-                List<Future<?>> floods = new ArrayList<>();
-                List<String> answers = new ArrayList<>();
-                long slowest = 0;
-                try {
-                    for (int i = 0; i < ADDRESSES; i++) {
-                        String source = "127.0.0." + (2 + i);
-                        floods.add(flooders.submit(() -> flood(source, port, flooding, stopped, open, connections, sent)));
-                    }
-                    // The flood is under way: every address connected and sent its first batch.
-                    await().atMost(Duration.ofSeconds(30)).until(() -> connections.get() >= ADDRESSES
-                            && sent.get() >= ADDRESSES * 1_000L);
-                    for (int i = 0; i < ASKED; i++) {
-                        for (String request : List.of(PROBE, SCRAPE)) {
-                            long asking = System.nanoTime();
-                            String answer;
-                            try {
-                                answer = RawSockets.exchange(port, request, PATIENCE);
-                            } catch (IOException e) {
-                                answer = e.toString();
-                            }
-                            long took = System.nanoTime() - asking;
-                            slowest = Math.max(slowest, took);
-                            String status = answer.isEmpty() ? "closed without an answer" : answer.lines().findFirst().orElse("");
-                            answers.add((request == PROBE ? "probe " : "scrape ") + status
-                                    + (took > PATIENCE.toNanos() ? " (late)" : ""));
-                        }
-                    }
-                } finally {
-                    flooding.set(false);
-                    stopped.countDown();
-                    open.forEach(ManagementProbeFloodTest::closeQuietly);
-                    flooders.shutdown();
-                    assertThat(flooders.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+            AtomicBoolean flooding = new AtomicBoolean(true);
+            CountDownLatch stopped = new CountDownLatch(1);
+            AtomicLong connections = new AtomicLong();
+            AtomicLong sent = new AtomicLong();
+            Set<Socket> open = ConcurrentHashMap.newKeySet();
+            ExecutorService flooders = Executors.newFixedThreadPool(ADDRESSES);
+            List<Future<?>> floods = new ArrayList<>();
+            List<String> answers = new ArrayList<>();
+            long slowest = 0;
+            try {
+                for (int i = 0; i < ADDRESSES; i++) {
+                    String source = "127.0.0." + (2 + i);
+                    floods.add(flooders.submit(() -> flood(source, port, flooding, stopped, open, connections, sent)));
                 }
-                System.out.printf("probe flood from %d addresses: %d connections, %d requests sent, slowest answer %d ms, %s%n",
-                        ADDRESSES, connections.get(), sent.get(), TimeUnit.NANOSECONDS.toMillis(slowest), answers);
-                assertThat(answers).as("each within %s", PATIENCE).hasSize(2 * ASKED)
-                        .allSatisfy(a -> assertThat(a).matches("(probe|scrape) HTTP/1.1 200 OK"));
+                // The flood is under way: every address connected and sent its first batch.
+                await().atMost(Duration.ofSeconds(30)).until(() -> connections.get() >= ADDRESSES
+                        && sent.get() >= ADDRESSES * 1_000L);
+                for (int i = 0; i < ASKED; i++) {
+                    for (String request : List.of(PROBE, SCRAPE)) {
+                        long asking = System.nanoTime();
+                        String answer;
+                        try {
+                            answer = RawSockets.exchange(port, request, PATIENCE);
+                        } catch (IOException e) {
+                            answer = e.toString();
+                        }
+                        long took = System.nanoTime() - asking;
+                        slowest = Math.max(slowest, took);
+                        String status = answer.isEmpty() ? "closed without an answer" : answer.lines().findFirst().orElse("");
+                        answers.add((request == PROBE ? "probe " : "scrape ") + status
+                                + (took > PATIENCE.toNanos() ? " (late)" : ""));
+                    }
+                }
+            } finally {
+                flooding.set(false);
+                stopped.countDown();
+                open.forEach(ManagementProbeFloodTest::closeQuietly);
+                flooders.shutdown();
+                assertThat(flooders.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
             }
+            System.out.printf("probe flood from %d addresses: %d connections, %d requests sent, slowest answer %d ms, %s%n",
+                    ADDRESSES, connections.get(), sent.get(), TimeUnit.NANOSECONDS.toMillis(slowest), answers);
+            assertThat(answers).as("each within %s", PATIENCE).hasSize(2 * ASKED)
+                    .allSatisfy(a -> assertThat(a).matches("(probe|scrape) HTTP/1.1 200 OK"));
         }
     }
 

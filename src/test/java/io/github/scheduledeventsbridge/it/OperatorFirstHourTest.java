@@ -4,19 +4,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.config.BridgeVersion;
 import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,8 +29,8 @@ class OperatorFirstHourTest {
     private static final String EVENT = "AAAAAAAA-0000-0000-0000-00000000000A";
     private static final String NOT_BEFORE = "Mon, 11 Apr 2022 22:26:58 GMT";
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds();
 
     static String get(InProcessAgent agent, String path) throws Exception {
         int port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
@@ -44,10 +44,10 @@ class OperatorFirstHourTest {
     void theVersionIsInTheFirstLineTheMetricsTheReadinessDetailsAndTheUserAgent() throws Exception {
         String version = BridgeVersion.current();
         assertThat(version).isNotEqualTo("unknown");
-        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds();
-             WebhookReceiver webhook = WebhookReceiver.start("s")) {
+        ScriptedImds imds = fixture.imds();
+        try (LogCapture log = LogCapture.install(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
             imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> !webhook.delivered().isEmpty());
                 assertThat(webhook.delivered().get(0).userAgent()).isEqualTo("scheduled-events-bridge/" + version);
@@ -74,12 +74,12 @@ class OperatorFirstHourTest {
 
     @Test
     void anOutageIsSummarisedInOurWordsAndItsRecoveryIsLogged() throws Exception {
-        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds();
-             WebhookReceiver webhook = WebhookReceiver.start("s")) {
+        ScriptedImds imds = fixture.imds();
+        try (LogCapture log = LogCapture.install(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
             webhook.answerWith(503);
             imds.serve(events(3));
             String label = "webhook " + URI.create(webhook.url()).getAuthority();
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.log.summary-interval", "1500")
                     .with("bridge.delivery.initial-backoff", "100").with("bridge.delivery.max-backoff", "200")
                     .with("bridge.webhook.urls", webhook.url() + "?code=s3cr3t-token").with("bridge.webhook.secret", "s")
@@ -102,9 +102,10 @@ class OperatorFirstHourTest {
 
     @Test
     void anImdsOutageIsSummarisedAndItsRecoveryLogged() throws Exception {
-        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds()) {
+        ScriptedImds imds = fixture.imds();
+        try (LogCapture log = LogCapture.install()) {
             imds.serve(Docs.document(1));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.log.summary-interval", "1000").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() > 0);
                 imds.failWith(500, null);
@@ -123,10 +124,11 @@ class OperatorFirstHourTest {
 
     @Test
     void aStopWithABacklogWritesOneLinePerSinkNotOnePerMessage() throws Exception {
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+        ScriptedImds imds = fixture.imds();
+        try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
             webhook.answerWith(503);
             imds.serve(events(200));
-            InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            InProcessAgent agent = fixture.builder()
                     .with("bridge.delivery.initial-backoff", "100").with("bridge.delivery.max-backoff", "200")
                     .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start();
             io.github.scheduledeventsbridge.delivery.Spool spool = agent.bean("spool", io.github.scheduledeventsbridge.delivery.Spool.class);
@@ -162,11 +164,12 @@ class OperatorFirstHourTest {
 
     @Test
     void readinessNamesTheFailingSinkAndMetricsArePresentFromTheStartWithHelpAndBuckets() throws Exception {
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
+        ScriptedImds imds = fixture.imds();
+        try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
             webhook.answerWith(503);
             imds.serve(Docs.document(1));
             String label = "webhook " + URI.create(webhook.url()).getAuthority();
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.health.sink-stale-after", "300")
                     .with("bridge.delivery.initial-backoff", "100").with("bridge.delivery.max-backoff", "200")
                     .with("bridge.webhook.urls", webhook.url() + "?sig=tok-123").with("bridge.webhook.secret", "s").start()) {

@@ -1,13 +1,13 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,19 +18,17 @@ class WebhookFormatsAndFiltersTest {
 
     private static final String ID = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds();
 
     @Test
     void eachTargetGetsItsOwnFormatAndOnlyFilteredTransitions() throws Exception {
-        try (ScriptedImds imds = new ScriptedImds();
-             WebhookReceiver cloudEvents = WebhookReceiver.start("s");
-             WebhookReceiver slack = WebhookReceiver.start("s");
-             WebhookReceiver teams = WebhookReceiver.start("s")) {
+        ScriptedImds imds = fixture.imds();
+        try (WebhookReceiver cloudEvents = WebhookReceiver.start("s"); WebhookReceiver slack = WebhookReceiver.start("s"); WebhookReceiver teams = WebhookReceiver.start("s")) {
             imds.serve(Docs.document(2,
                     Docs.scheduled(ID, "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-under-test"),
                     Docs.scheduled("FFFFFFFF-0000-0000-0000-000000000001", "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-other")));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.webhook.urls", cloudEvents.url() + ",slack:" + slack.url() + ",teams:" + teams.url())
                     .with("bridge.webhook.secret", "s")
                     .with("bridge.webhook.filter.transitions", "Started,Completed")
