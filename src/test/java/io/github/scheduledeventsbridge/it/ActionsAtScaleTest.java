@@ -1,11 +1,12 @@
 package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.state.TransitionJournal;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
-import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.IntStream;
 
+import static io.github.scheduledeventsbridge.testing.Docs.NOT_BEFORE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -21,7 +23,10 @@ import static org.awaitility.Awaitility.await;
  * polling goes on and the transitions reach the webhook within seconds (not after a minute of journal rewrites),
  * while the thousand prepares run beside, once each.
  */
-class ActionsAtScaleTest extends ScriptedImdsAgentTest {
+class ActionsAtScaleTest {
+
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhookSecret("s");
 
     private static final int EVENTS = 1000;
 
@@ -38,17 +43,17 @@ class ActionsAtScaleTest extends ScriptedImdsAgentTest {
         String[] events = IntStream.range(0, EVENTS)
                 .mapToObj(i -> Docs.scheduled(id(i), "Freeze", NOT_BEFORE, "vm-under-test")).toArray(String[]::new);
         try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1));
-            try (InProcessAgent agent = agent(webhook.url())
+            fixture.imds().serve(Docs.document(1));
+            try (InProcessAgent agent = fixture.postingTo(webhook.url())
                     .with("bridge.action.prepare.command", "echo \"$SEB_EVENT_ID\" >> " + runs).start()) {
                 TransitionJournal journal = agent.bean("journal", TransitionJournal.class);
-                await().atMost(Duration.ofSeconds(30)).until(() -> imds.documentsServed() >= 3);
+                await().atMost(Duration.ofSeconds(30)).until(() -> fixture.imds().documentsServed() >= 3);
 
-                imds.serve(Docs.document(2, events));
+                fixture.imds().serve(Docs.document(2, events));
                 long since = System.nanoTime();
                 await().atMost(Duration.ofSeconds(60)).until(() -> journal.lastDocument().incarnation() == 2);
-                int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= served + 3);
+                int served = fixture.imds().documentsServed();
+                await().atMost(Duration.ofSeconds(60)).until(() -> fixture.imds().documentsServed() >= served + 3);
                 Duration polling = Duration.ofNanos(System.nanoTime() - since);
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().stream()
                         .filter(r -> r.transition().equals("Scheduled")).count() == EVENTS);

@@ -1,21 +1,26 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
-import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 
+import static io.github.scheduledeventsbridge.testing.Docs.NOT_BEFORE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** What the action part says: approval failures with their cause and an end, outcome lines, metrics from start. */
-class ActionsNothingSilentTest extends ScriptedImdsAgentTest {
+class ActionsNothingSilentTest {
+
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhookSecret("s");
 
     private static final String EVENT = "5A1D0000-0000-0000-0000-000000000007";
 
@@ -26,9 +31,9 @@ class ActionsNothingSilentTest extends ScriptedImdsAgentTest {
 
     /** An event of this VM alone, a prepare that succeeds at once, and an IMDS that refuses every approval. */
     private InProcessAgent approvingAfterPrepareWhileImdsRefuses(WebhookReceiver webhook) throws Exception {
-        imds.serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
-        imds.answerStartRequestsWith(500);
-        return agent(webhook.url()).with("bridge.action.prepare.command", "true")
+        fixture.imds().serve(Docs.document(1, Docs.scheduled(EVENT, "Reboot", NOT_BEFORE, "vm-under-test")));
+        fixture.imds().answerStartRequestsWith(500);
+        return fixture.postingTo(webhook.url()).with("bridge.action.prepare.command", "true")
                 .with("bridge.approval.auto.after-prepare", "true").start();
     }
 
@@ -37,10 +42,10 @@ class ActionsNothingSilentTest extends ScriptedImdsAgentTest {
         try (LogCapture log = LogCapture.install(); WebhookReceiver webhook = WebhookReceiver.start("s");
              InProcessAgent agent = approvingAfterPrepareWhileImdsRefuses(webhook)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> log.text().contains("given up"));
-            int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(30)).until(() -> imds.documentsServed() >= served + 5);
+            int served = fixture.imds().documentsServed();
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.imds().documentsServed() >= served + 5);
 
-            assertThat(imds.startRequests()).hasSize(3);
+            assertThat(fixture.imds().startRequests()).hasSize(3);
             assertThat(log.lines()).filteredOn(l -> l.contains("Approval of " + EVENT + " after its prepare failed"))
                     .hasSize(3).allMatch(l -> l.contains("IMDS refused the approval (HTTP 500)"));
             assertThat(log.lines()).as("Camel's exchange dump is no cause").noneMatch(l -> l.contains("Exchange["));
@@ -54,22 +59,22 @@ class ActionsNothingSilentTest extends ScriptedImdsAgentTest {
     void anApprovalIsNotRetriedOnceTheEventLeftScheduled() throws Exception {
         try (LogCapture log = LogCapture.install(); WebhookReceiver webhook = WebhookReceiver.start("s");
              InProcessAgent agent = approvingAfterPrepareWhileImdsRefuses(webhook)) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> imds.startRequests().size() == 1);
-            imds.serve(Docs.document(2, Docs.started(EVENT, "Reboot", "vm-under-test")));
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.imds().startRequests().size() == 1);
+            fixture.imds().serve(Docs.document(2, Docs.started(EVENT, "Reboot", "vm-under-test")));
             await().atMost(Duration.ofSeconds(30)).until(() -> log.text().contains("its approval is not retried"));
-            int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(30)).until(() -> imds.documentsServed() >= served + 5);
+            int served = fixture.imds().documentsServed();
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.imds().documentsServed() >= served + 5);
 
-            assertThat(imds.startRequests()).as("nothing sent after the event started").hasSize(1);
+            assertThat(fixture.imds().startRequests()).as("nothing sent after the event started").hasSize(1);
             assertThat(approvals(agent, "no-longer-scheduled")).isEqualTo(1);
         }
     }
 
     @Test
     void actionMetricsExistFromTheStartAndOutcomeLinesNameTheActionAndTheIncarnation() throws Exception {
-        imds.serve(Docs.document(1));
+        fixture.imds().serve(Docs.document(1));
         try (LogCapture log = LogCapture.install(); WebhookReceiver webhook = WebhookReceiver.start("s");
-             InProcessAgent agent = agent(webhook.url()).with("bridge.action.prepare.command", "true")
+             InProcessAgent agent = fixture.postingTo(webhook.url()).with("bridge.action.prepare.command", "true")
                      .with("bridge.action.recover.command", "true").start()) {
             MeterRegistry registry = agent.context().getRegistry().findSingleByType(MeterRegistry.class);
             for (String action : new String[] {"prepare", "recover"}) {
@@ -83,9 +88,9 @@ class ActionsNothingSilentTest extends ScriptedImdsAgentTest {
                 assertThat(approvals(agent, outcome)).as(outcome).isZero();
             }
 
-            imds.serve(Docs.document(7, Docs.scheduled(EVENT, "Freeze", NOT_BEFORE, "vm-under-test")));
+            fixture.imds().serve(Docs.document(7, Docs.scheduled(EVENT, "Freeze", NOT_BEFORE, "vm-under-test")));
             await().atMost(Duration.ofSeconds(30)).until(() -> webhook.transitionsOf(EVENT).contains("ActionSucceeded"));
-            imds.serve(Docs.document(8));
+            fixture.imds().serve(Docs.document(8));
             await().atMost(Duration.ofSeconds(30)).until(() -> webhook.transitionsOf(EVENT).stream()
                     .filter("ActionSucceeded"::equals).count() == 2);
 

@@ -1,16 +1,16 @@
 package io.github.scheduledeventsbridge.it;
 
-import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
-
 import io.github.scheduledeventsbridge.delivery.DeadLetters;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
-import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver.Answer;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver.Request;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
+import static io.github.scheduledeventsbridge.testing.Docs.A;
+import static io.github.scheduledeventsbridge.testing.Docs.B;
+import static io.github.scheduledeventsbridge.testing.Docs.scheduled;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -28,7 +31,10 @@ import static org.awaitility.Awaitility.await;
  * Issue 10: refused messages (webhook 4xx, SMTP 550) and unreadable spool files end in the dead-letter directory
  * and the lane goes on; Retry-After sets the pause. All over real sockets.
  */
-class DeadLetterTest extends ScriptedImdsAgentTest {
+class DeadLetterTest {
+
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhookSecret("s");
 
     private static final String C = "CCCCCCCC-0000-0000-0000-00000000000C";
 
@@ -46,16 +52,16 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
                 int attempt = attempts.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
                 return id.equals(A) ? Answer.of(attempt == 1 ? 400 : 200) : id.equals(B) ? Answer.of(410) : Answer.of(200);
             });
-            imds.serve(Docs.document(2, scheduled(A), scheduled(B), scheduled(C)));
+            fixture.imds().serve(Docs.document(2, scheduled(A), scheduled(B), scheduled(C)));
             // One lane, so that C waits behind B until B is given up: the lane has to go on.
-            try (InProcessAgent agent = agent(receiver.url()).with("bridge.delivery.dead-letter-after", "1500")
+            try (InProcessAgent agent = fixture.postingTo(receiver.url()).with("bridge.delivery.dead-letter-after", "1500")
                     .with("bridge.webhook.concurrency", "1").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 2);
                 assertThat(receiver.delivered()).extracting(Request::eventId).containsExactly(A, C);
                 assertThat(attempts.get(B).get()).as("B was retried before it was given up").isGreaterThan(1);
 
                 Path sinkDir;
-                try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+                try (Stream<Path> dirs = Files.list(fixture.state().resolve("spool"))) {
                     sinkDir = dirs.filter(d -> d.getFileName().toString().startsWith("webhook-")).findFirst().orElseThrow();
                 }
                 String sinkId = sinkDir.getFileName().toString();
@@ -79,7 +85,7 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
 
             // The way back of docs/delivery.md: move the file into the sink's spool and restart; now B is accepted.
             Path sinkDir;
-            try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+            try (Stream<Path> dirs = Files.list(fixture.state().resolve("spool"))) {
                 sinkDir = dirs.filter(d -> d.getFileName().toString().startsWith("webhook-")).findFirst().orElseThrow();
             }
             try (Stream<Path> files = Files.list(sinkDir.resolve("dead-letter"))) {
@@ -88,7 +94,7 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
                 }
             }
             receiver.script(json -> Answer.of(200));
-            try (InProcessAgent again = agent(receiver.url()).with("bridge.webhook.concurrency", "1").start()) {
+            try (InProcessAgent again = fixture.postingTo(receiver.url()).with("bridge.webhook.concurrency", "1").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 3);
             }
             assertThat(receiver.delivered()).extracting(Request::eventId).containsExactly(A, C, B);
@@ -99,8 +105,8 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
     void aMailTheSmtpServerRefusesForGoodIsDeadLetteredAndTheNextOneIsSent() throws Exception {
         try (io.github.scheduledeventsbridge.testing.RefusingSmtpServer smtp =
                      new io.github.scheduledeventsbridge.testing.RefusingSmtpServer(mail -> mail.contains(B))) {
-            imds.serve(Docs.document(2, scheduled(A), scheduled(B), scheduled(C)));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
+            fixture.imds().serve(Docs.document(2, scheduled(A), scheduled(B), scheduled(C)));
+            try (InProcessAgent agent = fixture.builder()
                     .with("bridge.email.host", "127.0.0.1")
                     .with("bridge.email.port", Integer.toString(smtp.port()))
                     .with("bridge.email.from", "bridge@vm.example.com")
@@ -115,7 +121,7 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
             assertThat(smtp.accepted().get(0)).contains(A);
             assertThat(smtp.accepted().get(1)).contains(C);
             assertThat(smtp.refused()).as("retried within the window").hasSizeGreaterThan(1).allMatch(m -> m.contains(B));
-            Path deadLetter = state.resolve("spool").resolve("email").resolve("dead-letter");
+            Path deadLetter = fixture.state().resolve("spool").resolve("email").resolve("dead-letter");
             try (Stream<Path> files = Files.list(deadLetter)) {
                 List<Path> dead = files.filter(f -> f.toString().endsWith(".json")).toList();
                 assertThat(dead).hasSize(1);
@@ -133,8 +139,8 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
         AtomicInteger attempts = new AtomicInteger();
         try (WebhookReceiver receiver = WebhookReceiver.start("s")) {
             receiver.script(json -> attempts.incrementAndGet() == 1 ? new Answer(429, "3") : Answer.of(200));
-            imds.serve(Docs.document(2, scheduled(A)));
-            try (InProcessAgent agent = agent(receiver.url()).start()) {
+            fixture.imds().serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent agent = fixture.postingTo(receiver.url()).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 1);
             }
             List<Request> requests = receiver.requests();
@@ -148,19 +154,19 @@ class DeadLetterTest extends ScriptedImdsAgentTest {
     @Test
     void aCorruptSpoolFileIsDeadLetteredAndTheLaneGoesOn() throws Exception {
         try (WebhookReceiver receiver = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(2, scheduled(A)));
-            try (InProcessAgent first = agent(receiver.url()).start()) {
+            fixture.imds().serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent first = fixture.postingTo(receiver.url()).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 1);
             }
             Path sinkDir;
-            try (Stream<Path> dirs = Files.list(state.resolve("spool"))) {
+            try (Stream<Path> dirs = Files.list(fixture.state().resolve("spool"))) {
                 sinkDir = dirs.filter(d -> d.getFileName().toString().startsWith("webhook-")).findFirst().orElseThrow();
             }
             Path garbage = sinkDir.resolve("0000000000000000000.json");
             Files.write(garbage, new byte[] {(byte) 0xff, 0x00, 'g', 'a', 'r', 'b', 'a', 'g', 'e'});
-            imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
+            fixture.imds().serve(Docs.document(3, scheduled(A), scheduled(B)));
             // One lane: B waits behind the garbage, which has to be moved aside for B to go.
-            try (InProcessAgent second = agent(receiver.url()).with("bridge.webhook.concurrency", "1").start()) {
+            try (InProcessAgent second = fixture.postingTo(receiver.url()).with("bridge.webhook.concurrency", "1").start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> receiver.delivered().size() == 2);
                 await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(sinkDir.resolve("dead-letter").resolve(garbage.getFileName())));
             }

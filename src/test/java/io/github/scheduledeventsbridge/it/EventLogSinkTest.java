@@ -4,10 +4,11 @@ import io.github.scheduledeventsbridge.delivery.eventlog.EventLogEntry;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogKind.EntryType;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogWriter;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
-import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
+import static io.github.scheduledeventsbridge.testing.Docs.A;
+import static io.github.scheduledeventsbridge.testing.Docs.B;
+import static io.github.scheduledeventsbridge.testing.Docs.scheduled;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -26,7 +30,10 @@ import static org.awaitility.Awaitility.await;
  * reached here): one entry per transition in order, failed writes retried, and what was not written when the agent
  * stopped written after the next start.
  */
-class EventLogSinkTest extends ScriptedImdsAgentTest {
+class EventLogSinkTest {
+
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhookSecret("s");
 
     /** Takes every entry, or refuses the first {@code failures} writes as a full or unavailable Event Log would. */
     static final class RecordingWriter implements EventLogWriter {
@@ -53,7 +60,7 @@ class EventLogSinkTest extends ScriptedImdsAgentTest {
     }
 
     private InProcessAgent.Builder eventLogAgent(RecordingWriter writer) {
-        return InProcessAgent.builder(state).imds(imds).with("bridge.eventlog.enabled", "true")
+        return fixture.builder().with("bridge.eventlog.enabled", "true")
                 .with("bridge.delivery.initial-backoff", "50").with("bridge.delivery.max-backoff", "200")
                 .bind(EventLogSink.WRITER_BEAN, writer);
     }
@@ -61,12 +68,12 @@ class EventLogSinkTest extends ScriptedImdsAgentTest {
     @Test
     void eachTransitionOfAnEventIsOneEntryInOrderWithItsFixedIdAndLevel() throws Exception {
         RecordingWriter writer = new RecordingWriter(0);
-        imds.serve(Docs.document(1, scheduled(A)));
+        fixture.imds().serve(Docs.document(1, scheduled(A)));
         try (InProcessAgent agent = eventLogAgent(writer).start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> writer.entries.size() == 1);
-            imds.serve(Docs.document(2, Docs.started(A, "Reboot", "vm-a")));
+            fixture.imds().serve(Docs.document(2, Docs.started(A, "Reboot", "vm-a")));
             await().atMost(Duration.ofSeconds(20)).until(() -> writer.entries.size() == 2);
-            imds.serve(Docs.document(3));
+            fixture.imds().serve(Docs.document(3));
             await().atMost(Duration.ofSeconds(20)).until(() -> writer.entries.size() == 3);
 
             assertThat(writer.ids()).containsExactly(1001, 1002, 1004);
@@ -81,7 +88,7 @@ class EventLogSinkTest extends ScriptedImdsAgentTest {
     @Test
     void refusedWritesAreRetriedAndEveryTransitionStillArrivesOnceInOrder() throws Exception {
         RecordingWriter writer = new RecordingWriter(3);
-        imds.serve(Docs.document(1, scheduled(A), scheduled(B)));
+        fixture.imds().serve(Docs.document(1, scheduled(A), scheduled(B)));
         try (InProcessAgent agent = eventLogAgent(writer).start()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> writer.entries.size() == 2);
             assertThat(writer.refused.get()).isEqualTo(3);
@@ -92,7 +99,7 @@ class EventLogSinkTest extends ScriptedImdsAgentTest {
     @Test
     void whatTheEventLogDidNotTakeBeforeAStopIsWrittenAfterTheNextStart() throws Exception {
         RecordingWriter broken = new RecordingWriter(Integer.MAX_VALUE);
-        imds.serve(Docs.document(1, scheduled(A)));
+        fixture.imds().serve(Docs.document(1, scheduled(A)));
         try (InProcessAgent agent = eventLogAgent(broken).start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> broken.refused.get() >= 2);
         }
@@ -108,13 +115,13 @@ class EventLogSinkTest extends ScriptedImdsAgentTest {
 
     @Test
     void withoutAWindowsEventLogTurningItOnStopsStartUpNamingTheKey() {
-        assertThatThrownBy(() -> InProcessAgent.builder(state).imds(imds).with("bridge.eventlog.enabled", "true")
+        assertThatThrownBy(() -> fixture.builder().with("bridge.eventlog.enabled", "true")
                 .start().close())
                 .hasStackTraceContaining("Bad configuration: bridge.eventlog.enabled: true needs Windows");
     }
 
     private List<Path> waiting() throws Exception {
-        Path dir = state.resolve("spool").resolve(EventLogSink.ID);
+        Path dir = fixture.state().resolve("spool").resolve(EventLogSink.ID);
         if (!Files.isDirectory(dir)) {
             return List.of();
         }

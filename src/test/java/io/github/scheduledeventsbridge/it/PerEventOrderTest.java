@@ -1,11 +1,12 @@
 package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.state.TransitionJournal;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
-import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 
+import static io.github.scheduledeventsbridge.testing.Docs.NOT_BEFORE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -21,7 +23,10 @@ import static org.awaitility.Awaitility.await;
  * every transition still arrives exactly once, and each event's transitions in the order they happened, also
  * when one of them has to be retried.
  */
-class PerEventOrderTest extends ScriptedImdsAgentTest {
+class PerEventOrderTest {
+
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhookSecret("s");
 
     private static String id(int i) {
         return String.format("00000000-0000-0000-0000-%012d", i);
@@ -36,7 +41,7 @@ class PerEventOrderTest extends ScriptedImdsAgentTest {
     /** The next document once the last one is recorded, long before its transitions are delivered. */
     private void serveOnceRecorded(TransitionJournal journal, long recorded, String next) {
         await().atMost(Duration.ofSeconds(60)).until(() -> journal.lastDocument().incarnation() == recorded);
-        imds.serve(next);
+        fixture.imds().serve(next);
     }
 
     @Test
@@ -52,8 +57,8 @@ class PerEventOrderTest extends ScriptedImdsAgentTest {
                         && eventId.endsWith("0") && refusedOnce.add(eventId);
                 return WebhookReceiver.Answer.of(first ? 503 : 200);
             });
-            imds.serve(document(2, count, "Scheduled"));
-            try (InProcessAgent agent = agent(webhook.url()).with("bridge.delivery.initial-backoff", "1000").start()) {
+            fixture.imds().serve(document(2, count, "Scheduled"));
+            try (InProcessAgent agent = fixture.postingTo(webhook.url()).with("bridge.delivery.initial-backoff", "1000").start()) {
                 TransitionJournal journal = agent.bean("journal", TransitionJournal.class);
                 serveOnceRecorded(journal, 2, document(3, count, "Started"));
                 serveOnceRecorded(journal, 3, Docs.document(4));
@@ -75,8 +80,8 @@ class PerEventOrderTest extends ScriptedImdsAgentTest {
         try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
             // 20 messages per lane, 100 ms each: whichever lane starts last still overlaps the others for long.
             webhook.answerAfter(Duration.ofMillis(100));
-            imds.serve(document(2, 60, "Scheduled"));
-            try (InProcessAgent agent = agent(webhook.url()).with("bridge.webhook.concurrency", "3").start()) {
+            fixture.imds().serve(document(2, 60, "Scheduled"));
+            try (InProcessAgent agent = fixture.postingTo(webhook.url()).with("bridge.webhook.concurrency", "3").start()) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() == 60);
             }
             assertThat(webhook.mostAtOnce()).isEqualTo(3);
@@ -87,8 +92,8 @@ class PerEventOrderTest extends ScriptedImdsAgentTest {
     void withAConcurrencyOfOneMessagesGoOneAtATimeInTheOrderRecorded() throws Exception {
         try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
             webhook.answerAfter(Duration.ofMillis(20));
-            imds.serve(document(2, 24, "Scheduled"));
-            try (InProcessAgent agent = agent(webhook.url()).with("bridge.webhook.concurrency", "1").start()) {
+            fixture.imds().serve(document(2, 24, "Scheduled"));
+            try (InProcessAgent agent = fixture.postingTo(webhook.url()).with("bridge.webhook.concurrency", "1").start()) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() == 24);
             }
             assertThat(webhook.mostAtOnce()).isEqualTo(1);

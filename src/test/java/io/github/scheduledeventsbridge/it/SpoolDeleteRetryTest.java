@@ -1,13 +1,13 @@
 package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.delivery.Spool;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
-import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
-import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,28 +27,28 @@ import static org.awaitility.Awaitility.await;
  * testing/FaultyFileSystem, which refuses writes and deletes there, as root too): the message no longer waits, and
  * the file goes once the disk can be written again, in the same run.
  */
-class SpoolDeleteRetryTest extends ScriptedImdsAgentTest {
+class SpoolDeleteRetryTest {
 
-    private final FaultyFileSystem disk = FaultyFileSystem.over(java.nio.file.FileSystems.getDefault());
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhookSecret("s").faultyDisk();
 
     @Test
     void aDocumentDeliveredWhileItsFileCannotBeDeletedNoLongerWaitsAndIsDeletedOnceItCanBe() throws Exception {
         List<String> ids = IntStream.range(0, 8).mapToObj(i -> String.format("DDDDDDDD-6000-0000-0000-%012d", i)).toList();
         String last = ids.get(ids.size() - 1);
         AtomicReference<Path> document = new AtomicReference<>();
-        Path spoolRoot = state.resolve("spool");
+        Path spoolRoot = fixture.state().resolve("spool");
         try (WebhookReceiver webhook = WebhookReceiver.start("s"); LogCapture log = LogCapture.install()) {
             // Just before the last message is answered 200: the spool's disk turns read-only.
             webhook.script(json -> {
                 if (json.path("data").path("eventId").asText().equals(last)) {
                     document.set(spoolDocument());
-                    disk.refuseWritesUnder(spoolRoot, "Read-only file system");
+                    fixture.disk().refuseWritesUnder(spoolRoot, "Read-only file system");
                 }
                 return WebhookReceiver.Answer.of(200);
             });
-            imds.serve(Docs.document(2, ids.stream().map(ScriptedImdsAgentTest::scheduled).toArray(String[]::new)));
-            try (InProcessAgent agent = InProcessAgent.builder(state, disk).imds(imds).with("bridge.webhook.urls", webhook.url())
-                    .with("bridge.webhook.secret", "s").with("bridge.webhook.concurrency", "1").start()) {
+            fixture.imds().serve(Docs.document(2, ids.stream().map(Docs::scheduled).toArray(String[]::new)));
+            try (InProcessAgent agent = fixture.postingTo(webhook.url()).with("bridge.webhook.concurrency", "1").start()) {
                 Spool spool = agent.bean("spool", Spool.class);
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == ids.size());
 
@@ -58,10 +58,10 @@ class SpoolDeleteRetryTest extends ScriptedImdsAgentTest {
                         .allMatch(sink -> spool.waitingSince(sink) == null));
                 assertThat(Files.exists(document.get())).as("not deleted yet: the disk still refuses").isTrue();
 
-                disk.allowWrites();
+                fixture.disk().allowWrites();
                 await().atMost(Duration.ofSeconds(20)).until(() -> !Files.exists(document.get()));
-                int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+                int served = fixture.imds().documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> fixture.imds().documentsServed() >= served + 3);
             }
             assertThat(webhook.requests()).as("each sent once: nothing retries a delivered message").hasSize(ids.size());
             assertThat(log.text()).contains("left the spool (its messages were delivered) but cannot be deleted")
@@ -70,7 +70,7 @@ class SpoolDeleteRetryTest extends ScriptedImdsAgentTest {
     }
 
     private Path spoolDocument() {
-        try (Stream<Path> files = Files.walk(state.resolve("spool"), 2)) {
+        try (Stream<Path> files = Files.walk(fixture.state().resolve("spool"), 2)) {
             return files.filter(f -> f.getFileName().toString().endsWith(".jsonl")).findFirst().orElseThrow();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

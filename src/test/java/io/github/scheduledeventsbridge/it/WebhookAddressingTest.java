@@ -1,13 +1,13 @@
 package io.github.scheduledeventsbridge.it;
 
-import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
-
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
-import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver.Request;
+import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,6 +15,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
+import static io.github.scheduledeventsbridge.testing.Docs.A;
+import static io.github.scheduledeventsbridge.testing.Docs.scheduled;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -22,7 +24,10 @@ import static org.awaitility.Awaitility.await;
  * Issue 10: real receiver URL shapes (Azure Functions, Logic Apps, Teams Workflows), a query that looks like
  * endpoint options, and Basic credentials, over real sockets; no secret in logs, route models or endpoint URIs.
  */
-class WebhookAddressingTest extends ScriptedImdsAgentTest {
+class WebhookAddressingTest {
+
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhookSecret("s");
 
     @Test
     void azureFunctionsLogicAppsTeamsAndBasicAuthUrlsGetASignedPostWithTheirExactQuery() throws Exception {
@@ -33,8 +38,8 @@ class WebhookAddressingTest extends ScriptedImdsAgentTest {
              LogCapture log = LogCapture.install()) {
             String proxyQuery = "proxyHost=127.0.0.1&proxyPort=" + java.net.URI.create(proxy.url()).getPort();
             String basic = receiver.url("/basic").replace("http://", "http://alice:pa%3Ass%40word@");
-            imds.serve(Docs.document(2, scheduled(A)));
-            try (InProcessAgent agent = agent(receiver.url("/api/fn?" + functionQuery),
+            fixture.imds().serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent agent = fixture.postingTo(receiver.url("/api/fn?" + functionQuery),
                     receiver.url("/workflows/x/triggers/manual/paths/invoke?" + logicAppQuery),
                     "teams:" + receiver.url("/workflows/t/triggers/manual/paths/invoke?" + teamsQuery),
                     receiver.url("/hook?" + proxyQuery), basic).start()) {

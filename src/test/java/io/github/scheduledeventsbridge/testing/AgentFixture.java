@@ -12,10 +12,11 @@ import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -37,10 +38,11 @@ import java.util.stream.Stream;
  */
 public final class AgentFixture implements BeforeEachCallback, AfterEachCallback {
 
-    private final Map<String, String> settings = new LinkedHashMap<>();
-    private final Map<String, Object> beans = new LinkedHashMap<>();
+    /** The class's own settings and beans, applied to every agent after the peers' settings. */
+    private final List<Consumer<InProcessAgent.Builder>> perAgent = new ArrayList<>();
     private boolean scripted = true;
     private String webhookSecret;
+    private boolean webhookReceiver;
     private String approvalSecret;
     private boolean faultyDisk;
     private boolean greenMail;
@@ -75,6 +77,12 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
 
     /** A {@link WebhookReceiver} that checks signatures with {@code secret}; the agent posts to it. */
     public AgentFixture webhook(String secret) {
+        webhookReceiver = true;
+        return webhookSecret(secret);
+    }
+
+    /** The secret the agent signs with when a test names its own receivers ({@link #postingTo}); no receiver of its own. */
+    public AgentFixture webhookSecret(String secret) {
         webhookSecret = secret;
         return this;
     }
@@ -111,13 +119,13 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
 
     /** A setting of every agent of the class. */
     public AgentFixture with(String key, String value) {
-        settings.put(key, value);
+        perAgent.add(agent -> agent.with(key, value));
         return this;
     }
 
     /** A bean of every agent of the class, in the registry before the agent wires its own (e.g. "bootTime"). */
     public AgentFixture bind(String name, Object bean) {
-        beans.put(name, bean);
+        perAgent.add(agent -> agent.bind(name, bean));
         return this;
     }
 
@@ -129,7 +137,7 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
         if (scripted) {
             imds = opened(new ScriptedImds());
         }
-        if (webhookSecret != null) {
+        if (webhookReceiver) {
             webhook = opened(WebhookReceiver.start(webhookSecret));
         }
         if (faultyDisk) {
@@ -203,8 +211,7 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
         if (eventHubPeer != null) {
             base.with("bridge.eventhubs.connection-string", eventHubPeer.connectionString("hub"));
         }
-        settings.forEach(base::with);
-        beans.forEach(base::bind);
+        perAgent.forEach(customisation -> customisation.accept(base));
         return base.whenStarted(agent -> {
             open.push(agent);
             last = agent;
@@ -214,9 +221,9 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
     /** The agent as the class configured it, posting to {@code urls} (signed with the class's webhook secret) instead. */
     public InProcessAgent.Builder postingTo(String... urls) {
         if (webhookSecret == null) {
-            throw new IllegalStateException("webhook(secret) not configured");
+            throw new IllegalStateException("no webhook secret configured");
         }
-        return builder().with("bridge.webhook.urls", String.join(",", urls));
+        return builder().with("bridge.webhook.urls", String.join(",", urls)).with("bridge.webhook.secret", webhookSecret);
     }
 
     /** Starts the agent as the class configured it, with {@code keyValues} (key, value, key, value...) added. */
@@ -236,38 +243,19 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
         return last;
     }
 
-    public Path state() {
-        return state;
-    }
-
-    public ScriptedImds imds() {
-        return imds;
-    }
-
-    public WebhookReceiver webhook() {
-        return webhook;
-    }
-
-    public FaultyFileSystem disk() {
-        return disk;
-    }
-
-    public int approvalPort() {
-        return approvalPort;
-    }
+    public Path state() { return state; }
+    public ScriptedImds imds() { return imds; }
+    public WebhookReceiver webhook() { return webhook; }
+    public FaultyFileSystem disk() { return disk; }
+    public int approvalPort() { return approvalPort; }
 
     /** A client of the approval port, signing with the class's approval secret. */
     public ApprovalClient approvals() {
         return new ApprovalClient(approvalPort, approvalSecret);
     }
 
-    public GreenMail greenMail() {
-        return smtp;
-    }
-
-    public AmqpEventHubPeer eventHub() {
-        return eventHubPeer;
-    }
+    public GreenMail greenMail() { return smtp; }
+    public AmqpEventHubPeer eventHub() { return eventHubPeer; }
 
     private static void deleteQuietly(Path dir) throws IOException {
         if (dir == null || !Files.exists(dir)) {

@@ -94,6 +94,11 @@ public final class InProcessAgent implements AutoCloseable {
             return with("bridge.imds.url", imds.url()).with("bridge.imds.instance-url", imds.instanceUrl());
         }
 
+        /** The settings as they stand, for a host that passes them on its own way (e.g. as -D options). */
+        public Map<String, String> settings() {
+            return Map.copyOf(properties);
+        }
+
         /** Told of the agent once it started (a fixture that closes it after the test). */
         public Builder whenStarted(Consumer<InProcessAgent> listener) {
             whenStarted.add(listener);
