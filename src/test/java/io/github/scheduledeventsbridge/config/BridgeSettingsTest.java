@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.config;
 
 import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.BridgeSettings;
+import io.github.scheduledeventsbridge.testing.Settings;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,6 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,12 +26,7 @@ class BridgeSettingsTest {
     Path tmp;
 
     private BridgeSettings read(String... keyValues) {
-        Map<String, String> properties = new HashMap<>();
-        properties.put("bridge.state.dir", tmp.resolve("state").toString());
-        for (int i = 0; i < keyValues.length; i += 2) {
-            properties.put(keyValues[i], keyValues[i + 1]);
-        }
-        return BridgeSettings.read(properties::get);
+        return Settings.read(tmp.resolve("state"), keyValues);
     }
 
     @Test

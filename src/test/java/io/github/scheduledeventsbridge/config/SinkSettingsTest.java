@@ -3,12 +3,11 @@ package io.github.scheduledeventsbridge.config;
 import io.github.scheduledeventsbridge.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.WebhookFormat;
 import io.github.scheduledeventsbridge.delivery.WebhookTarget;
+import io.github.scheduledeventsbridge.testing.Settings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,12 +20,7 @@ class SinkSettingsTest {
     Path tmp;
 
     private BridgeSettings read(String... keyValues) {
-        Map<String, String> properties = new HashMap<>();
-        properties.put("bridge.state.dir", tmp.resolve("state").toString());
-        for (int i = 0; i < keyValues.length; i += 2) {
-            properties.put(keyValues[i], keyValues[i + 1]);
-        }
-        return BridgeSettings.read(properties::get);
+        return Settings.read(tmp.resolve("state"), keyValues);
     }
 
     private void rejects(String key, String value, String reason) {

@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.config;
 
 import io.github.scheduledeventsbridge.BridgeSettings;
 import io.github.scheduledeventsbridge.delivery.WebhookTarget;
+import io.github.scheduledeventsbridge.testing.Settings;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,9 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -23,12 +22,7 @@ class WebhookTargetTest {
     Path tmp;
 
     private BridgeSettings read(String... keyValues) {
-        Map<String, String> properties = new HashMap<>();
-        properties.put("bridge.state.dir", tmp.resolve("state").toString());
-        for (int i = 0; i < keyValues.length; i += 2) {
-            properties.put(keyValues[i], keyValues[i + 1]);
-        }
-        return BridgeSettings.read(properties::get);
+        return Settings.read(tmp.resolve("state"), keyValues);
     }
 
     private WebhookTarget target(String url) {
