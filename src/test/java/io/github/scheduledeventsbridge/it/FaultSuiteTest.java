@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.Stream;
 
+import static io.github.scheduledeventsbridge.testing.Docs.A;
+import static io.github.scheduledeventsbridge.testing.Docs.B;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -21,9 +23,6 @@ import static org.awaitility.Awaitility.await;
  * "No space left on device", testing/FaultyFileSystem), a corrupt state file, and a slow sink.
  */
 class FaultSuiteTest {
-
-    private static final String A = "AAAAAAAA-0000-0000-0000-00000000000A";
-    private static final String B = "BBBBBBBB-0000-0000-0000-00000000000B";
 
     @RegisterExtension
     final AgentFixture fixture = AgentFixture.scriptedImds().webhook("s").faultyDisk();

@@ -23,14 +23,13 @@ class FirstPollTest {
     private static final int STARTS = 40;
 
     @RegisterExtension
-    final AgentFixture fixture = AgentFixture.scriptedImds();
+    final AgentFixture fixture = AgentFixture.scriptedImds().with("bridge.imds.poll-interval", "3600000");
 
     @Test
     void everyStartOfThePollRoutePollsAtOnceWhateverTheInterval() throws Exception {
         ScriptedImds imds = fixture.imds();
         imds.serve(Docs.document(1));
-        try (InProcessAgent agent = fixture.builder()
-                .with("bridge.imds.poll-interval", "3600000").start()) {
+        try (InProcessAgent agent = fixture.start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> imds.polls() >= 1);
             for (int start = 1; start <= STARTS; start++) {
                 agent.context().getRouteController().stopRoute("imds-poll");

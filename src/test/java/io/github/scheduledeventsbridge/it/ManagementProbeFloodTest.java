@@ -51,16 +51,15 @@ class ManagementProbeFloodTest {
             + "\r\nConnection: close\r\n\r\n";
 
     @RegisterExtension
-    final AgentFixture fixture = AgentFixture.scriptedImds();
+    final AgentFixture fixture = AgentFixture.scriptedImds()
+            .with("bridge.management.username", USER)
+            .with("bridge.management.password", PASSWORD);
 
     @Test
     void probesAndLoggedInScrapesAreAnsweredWhileStrangersPipelineProbesUnread() throws Exception {
         ScriptedImds imds = fixture.imds();
         imds.serve(Docs.document(1));
-        try (InProcessAgent agent = fixture.builder()
-                .with("bridge.management.username", USER)
-                .with("bridge.management.password", PASSWORD)
-                .start()) {
+        try (InProcessAgent agent = fixture.start()) {
             int port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
             await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
                     .until(() -> RawSockets.exchange(port, PROBE, PATIENCE).startsWith("HTTP/1.1 200"));
