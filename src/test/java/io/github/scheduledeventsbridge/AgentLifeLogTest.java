@@ -13,6 +13,7 @@ import io.github.scheduledeventsbridge.health.OutageLog;
 import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
+import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ServiceHostThread;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.LogCapture;
@@ -84,15 +85,10 @@ class AgentLifeLogTest {
         try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
             Path file = state.resolve("bridge.properties");
             java.nio.file.Files.writeString(file, "bridge.eventlog.source=Contoso Maintenance\n");
-            settings.put("bridge.config", file.toString());
-            settings.put("bridge.imds.url", imds.url());
-            settings.put("bridge.imds.instance-url", imds.instanceUrl());
-            settings.put("bridge.imds.poll-interval", "200");
-            settings.put("bridge.management.port", "0");
-            settings.put("bridge.state.dir", state.toString());
-            settings.put("bridge.webhook.urls", webhook.url());
-            settings.put("bridge.webhook.secret", "s");
-            settings.put("camel.main.shutdown-timeout", "2");
+            // The host passes the settings as -D options (procrun's JvmOptions).
+            settings.putAll(InProcessAgent.builder(state).imds(imds).with("bridge.config", file.toString())
+                    .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s")
+                    .with("camel.main.shutdown-timeout", "2").settings());
             settings.forEach(System::setProperty);
             imds.serve(Docs.document(1, Docs.scheduled("11111111-0000-0000-0000-000000000001", "Reboot",
                     "Mon, 11 Apr 2022 22:26:58 GMT", "vm-1")));

@@ -1,12 +1,11 @@
 package io.github.scheduledeventsbridge;
 
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.ServiceHostThread;
 import io.github.scheduledeventsbridge.testing.Docs;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
-import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,53 +31,39 @@ class ServiceHostTest {
             .mapToObj(i -> String.format("5E2V1CE0-0000-0000-0000-%012d", i)).toList();
     private static final int ANSWERED = 10;
 
-    @TempDir
-    Path state;
-    private final ScriptedImds imds = new ScriptedImds();
-    private final WebhookReceiver webhook = WebhookReceiver.start("s");
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhook("s");
     private final Map<String, String> settings = new LinkedHashMap<>();
-
-    ServiceHostTest() throws Exception {
-    }
 
     @AfterEach
     void close() {
         settings.keySet().forEach(System::clearProperty);
-        webhook.release();
-        webhook.close();
-        imds.close();
+        fixture.webhook().release();
     }
 
     /** The host passes settings as -D options (procrun's JvmOptions). */
     private void configure() {
-        settings.put("bridge.imds.url", imds.url());
-        settings.put("bridge.imds.instance-url", imds.instanceUrl());
-        settings.put("bridge.imds.poll-interval", "200");
-        settings.put("bridge.management.port", "0");
-        settings.put("bridge.state.dir", state.toString());
-        settings.put("bridge.webhook.urls", webhook.url());
-        settings.put("bridge.webhook.secret", "s");
-        settings.put("camel.main.shutdown-timeout", "2");
-        settings.put("camel.component.http.so-timeout", "4000");
-        settings.put("camel.component.http.response-timeout", "4000");
+        settings.putAll(fixture.builder().with("camel.main.shutdown-timeout", "2")
+                .with("camel.component.http.so-timeout", "4000")
+                .with("camel.component.http.response-timeout", "4000").settings());
         settings.forEach(System::setProperty);
     }
 
     @Test
     void theHostsStopDrainsAndRewritesTheSpoolDocumentAsSigtermDoesThenStartReturns() throws Exception {
         configure();
-        imds.serve(Docs.document(2, IDS.stream().map(id -> Docs.scheduled(id, "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT",
+        fixture.imds().serve(Docs.document(2, IDS.stream().map(id -> Docs.scheduled(id, "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT",
                 "vm-1")).toArray(String[]::new)));
-        webhook.holdAfter(ANSWERED);
+        fixture.webhook().holdAfter(ANSWERED);
         ServiceHostThread host = ServiceHostThread.start();
-        await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() == ANSWERED && webhook.held() > 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.webhook().delivered().size() == ANSWERED && fixture.webhook().held() > 0);
 
         host.stop();
 
         // Stop returns once the agent has stopped: the document is rewritten by then, and start returns with it.
         List<Path> documents = documents();
         assertThat(documents).hasSize(1);
-        List<String> waiting = IDS.stream().filter(id -> webhook.delivered().stream()
+        List<String> waiting = IDS.stream().filter(id -> fixture.webhook().delivered().stream()
                 .noneMatch(r -> r.eventId().equals(id))).toList();
         assertThat(Files.readAllLines(documents.get(0))).as("only the messages not delivered, in order")
                 .hasSize(IDS.size() - ANSWERED).allMatch(line -> waiting.stream().anyMatch(line::contains));
@@ -90,16 +75,16 @@ class ServiceHostTest {
     /** What procrun's standard output keeps is the start only: the rest is in the agent's own rolled files. */
     @Test
     void theServicesLogGoesToItsOwnFilesOnceTheSettingsAreRead() throws Exception {
-        settings.put("bridge.log.dir", state.resolve("logs").toString());
+        settings.put("bridge.log.dir", fixture.state().resolve("logs").toString());
         configure();
-        imds.serve(Docs.document(2, Docs.scheduled(IDS.get(0), "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-1")));
+        fixture.imds().serve(Docs.document(2, Docs.scheduled(IDS.get(0), "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-1")));
         try {
             ServiceHostThread host = ServiceHostThread.start();
-            await().atMost(Duration.ofSeconds(30)).until(() -> webhook.delivered().size() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.webhook().delivered().size() == 1);
             host.stop();
             host.join();
-            String log = Files.readString(state.resolve("logs").resolve("scheduled-events-bridge.log"));
-            assertThat(log).contains("The log goes on here").contains("Polling " + imds.url())
+            String log = Files.readString(fixture.state().resolve("logs").resolve("scheduled-events-bridge.log"));
+            assertThat(log).contains("The log goes on here").contains("Polling " + fixture.imds().url())
                     .contains("Stop requested by the service host");
             assertThat(java.util.logging.Logger.getLogger("").getHandlers())
                     .noneMatch(h -> h instanceof io.github.scheduledeventsbridge.logging.StdoutHandler);
@@ -109,7 +94,7 @@ class ServiceHostTest {
     }
 
     private List<Path> documents() throws IOException {
-        try (Stream<Path> files = Files.walk(state.resolve("spool"), 2)) {
+        try (Stream<Path> files = Files.walk(fixture.state().resolve("spool"), 2)) {
             return files.filter(f -> f.getFileName().toString().endsWith(".jsonl")
                     && !f.getFileName().toString().startsWith(".")).toList();
         }

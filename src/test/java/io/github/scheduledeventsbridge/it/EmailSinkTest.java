@@ -7,11 +7,11 @@ import com.icegreen.greenmail.util.ServerSetup;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.email.StarttlsFront;
 import io.github.scheduledeventsbridge.delivery.email.TcpTap;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import jakarta.mail.Address;
 import jakarta.mail.BodyPart;
 import jakarta.mail.Header;
@@ -19,10 +19,8 @@ import jakarta.mail.Message;
 import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
 import jakarta.mail.internet.MimeMultipart;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,24 +55,10 @@ class EmailSinkTest {
     private static final String VM = "vm-under-test";
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
-    private final List<AutoCloseable> closeLast = new ArrayList<>();
-
-    @BeforeEach
-    void imds() throws Exception {
-        imds = new ScriptedImds();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        Collections.reverse(closeLast);
-        for (AutoCloseable c : closeLast) {
-            c.close();
-        }
-        imds.close();
-    }
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().greenMail(FROM, TO)
+            .with("bridge.delivery.initial-backoff", "100")
+            .with("bridge.delivery.max-backoff", "400");
 
     private static String id(char c) {
         return String.valueOf(c).repeat(8) + "-0000-4000-8000-00000000000" + c;
@@ -103,28 +87,16 @@ class EmailSinkTest {
         return event(id, "Started", type, "", DESCRIPTION);
     }
 
+    /** An SMTP server on a port the agent already sends to (the fixture's own is {@code fixture.greenMail()}). */
     private GreenMail smtp(int port) {
         GreenMail greenMail = new GreenMail(new ServerSetup(port, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
         greenMail.start();
-        closeLast.add(greenMail::stop);
+        fixture.closeAfter((AutoCloseable) greenMail::stop);
         return greenMail;
     }
 
     private InProcessAgent.Builder agent(int smtpPort) {
-        return InProcessAgent.builder(state).imds(imds)
-                .with("bridge.email.host", "127.0.0.1")
-                .with("bridge.email.port", Integer.toString(smtpPort))
-                .with("bridge.email.from", FROM)
-                .with("bridge.email.to", String.join(", ", TO))
-                .with("bridge.email.starttls", "false")
-                .with("bridge.delivery.initial-backoff", "100")
-                .with("bridge.delivery.max-backoff", "400");
-    }
-
-    private InProcessAgent start(InProcessAgent.Builder builder) throws Exception {
-        InProcessAgent agent = builder.start();
-        closeLast.add(agent);
-        return agent;
+        return fixture.builder().with("bridge.email.port", Integer.toString(smtpPort));
     }
 
     /** One received mail, taken apart as a reader's mail client would. */
@@ -175,8 +147,8 @@ class EmailSinkTest {
         return greenMail.getReceivedMessages().length;
     }
 
-    private static long spoolFiles(Path state) throws Exception {
-        Path dir = state.resolve("spool").resolve("email");
+    private long spoolFiles() throws Exception {
+        Path dir = fixture.state().resolve("spool").resolve("email");
         if (!Files.isDirectory(dir)) {
             return 0;
         }
@@ -192,25 +164,25 @@ class EmailSinkTest {
 
     /** The agent has fully processed the document it is served now (polls run one after the other). */
     private void awaitPolledTwice() {
-        int served = imds.documentsServed();
-        await().atMost(WAIT).until(() -> imds.documentsServed() >= served + 3);
+        int served = fixture.imds().documentsServed();
+        await().atMost(WAIT).until(() -> fixture.imds().documentsServed() >= served + 3);
     }
 
     @Test
     void theDefaultFilterMailsARebootWhenScheduledAndStartedButNotWhenCompleted() throws Exception {
         String reboot = id('a');
         String sentinel = id('b');
-        GreenMail greenMail = smtp(0);
-        imds.serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE)));
-        InProcessAgent agent = start(agent(greenMail.getSmtp().getPort()));
+        GreenMail greenMail = fixture.greenMail();
+        fixture.imds().serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE)));
+        InProcessAgent agent = agent(greenMail.getSmtp().getPort()).start();
 
         await().atMost(WAIT).until(() -> copies(greenMail) == TO.length);
-        imds.serve(Docs.document(3, started(reboot, "Reboot")));
+        fixture.imds().serve(Docs.document(3, started(reboot, "Reboot")));
         await().atMost(WAIT).until(() -> copies(greenMail) == 2 * TO.length);
-        imds.serve(Docs.document(4));
+        fixture.imds().serve(Docs.document(4));
         awaitPolledTwice();
         // The lane keeps order: once the next event's mail is in, a mail for Completed would be too.
-        imds.serve(Docs.document(5, scheduled(sentinel, "Reboot", NOT_BEFORE)));
+        fixture.imds().serve(Docs.document(5, scheduled(sentinel, "Reboot", NOT_BEFORE)));
         await().atMost(WAIT).until(() -> copies(greenMail) >= 3 * TO.length);
 
         List<Mail> mails = received(greenMail);
@@ -242,7 +214,7 @@ class EmailSinkTest {
 
         Spool spool = agent.bean("spool", Spool.class);
         await().atMost(WAIT).until(() -> spool.depth("email") == 0);
-        assertThat(spoolFiles(state)).isZero();
+        assertThat(spoolFiles()).isZero();
     }
 
     @Test
@@ -250,18 +222,18 @@ class EmailSinkTest {
         String reboot = id('c');
         String redeploy = id('d');
         String freeze = id('e');
-        GreenMail greenMail = smtp(0);
+        GreenMail greenMail = fixture.greenMail();
         String freezeEvent = scheduled(freeze, "Freeze", NOT_BEFORE);
-        imds.serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE), freezeEvent, scheduled(redeploy, "Redeploy", NOT_BEFORE)));
-        start(agent(greenMail.getSmtp().getPort()).with("bridge.email.filter.transitions", "all"));
+        fixture.imds().serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE), freezeEvent, scheduled(redeploy, "Redeploy", NOT_BEFORE)));
+        agent(greenMail.getSmtp().getPort()).with("bridge.email.filter.transitions", "all").start();
         int perMail = TO.length;
 
         await().atMost(WAIT).until(() -> copies(greenMail) == 2 * perMail);
-        imds.serve(Docs.document(3, scheduled(reboot, "Reboot", LATER), freezeEvent));
+        fixture.imds().serve(Docs.document(3, scheduled(reboot, "Reboot", LATER), freezeEvent));
         await().atMost(WAIT).until(() -> copies(greenMail) == 4 * perMail);
-        imds.serve(Docs.document(4, started(reboot, "Reboot"), freezeEvent));
+        fixture.imds().serve(Docs.document(4, started(reboot, "Reboot"), freezeEvent));
         await().atMost(WAIT).until(() -> copies(greenMail) == 5 * perMail);
-        imds.serve(Docs.document(5, freezeEvent));
+        fixture.imds().serve(Docs.document(5, freezeEvent));
         await().atMost(WAIT).until(() -> copies(greenMail) >= 6 * perMail);
 
         List<Mail> mails = received(greenMail);
@@ -293,12 +265,12 @@ class EmailSinkTest {
     void aGreetingTricklingOneByteASecondIsOneAttemptEndedAtItsDeadline() throws Exception {
         io.github.scheduledeventsbridge.testing.RefusingSmtpServer server =
                 new io.github.scheduledeventsbridge.testing.RefusingSmtpServer(mail -> false);
-        closeLast.add(server);
+        fixture.closeAfter(server);
         server.hostileGreetings(1, 1_000_000, Duration.ofSeconds(1));
         String reboot = id('t');
-        imds.serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE)));
+        fixture.imds().serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE)));
         java.time.Instant started = java.time.Instant.now();
-        InProcessAgent agent = start(agent(server.port()).with("bridge.delivery.attempt-timeout", "3000"));
+        InProcessAgent agent = agent(server.port()).with("bridge.delivery.attempt-timeout", "3000").start();
 
         await().atMost(WAIT).until(() -> server.accepted().size() == 1);
         assertThat(server.connections()).isEqualTo(2);
@@ -311,14 +283,14 @@ class EmailSinkTest {
     void whileTheSmtpServerIsDownMailsWaitInTheSpoolAndArriveOnceInOrderWhenItIsUp() throws Exception {
         int port = FreePorts.unused();
         List<String> ids = IntStream.range(0, 3).mapToObj(i -> id((char) ('f' + i))).toList();
-        imds.serve(Docs.document(2, ids.stream().map(i -> scheduled(i, "Reboot", NOT_BEFORE)).toArray(String[]::new)));
-        InProcessAgent agent = start(agent(port));
+        fixture.imds().serve(Docs.document(2, ids.stream().map(i -> scheduled(i, "Reboot", NOT_BEFORE)).toArray(String[]::new)));
+        InProcessAgent agent = agent(port).start();
         Spool spool = agent.bean("spool", Spool.class);
 
         await().atMost(WAIT).until(() -> spool.depth("email") == 3);
-        imds.serve(Docs.document(3, ids.stream().map(i -> started(i, "Reboot")).toArray(String[]::new)));
+        fixture.imds().serve(Docs.document(3, ids.stream().map(i -> started(i, "Reboot")).toArray(String[]::new)));
         await().atMost(WAIT).until(() -> spool.depth("email") == 6);
-        assertThat(spoolFiles(state)).isEqualTo(6);
+        assertThat(spoolFiles()).isEqualTo(6);
 
         GreenMail greenMail = smtp(port);
         await().atMost(WAIT).until(() -> spool.depth("email") == 0);
@@ -333,20 +305,20 @@ class EmailSinkTest {
                 "Reboot of vm-under-test started [" + ids.get(1) + "]",
                 "Reboot of vm-under-test started [" + ids.get(2) + "]");
         assertThat(mails).allMatch(m -> m.html().contains(DESCRIPTION_HTML) && m.text().contains(DESCRIPTION));
-        assertThat(spoolFiles(state)).isZero();
+        assertThat(spoolFiles()).isZero();
     }
 
     @Test
     void theAgentAuthenticatesAndAWrongPasswordKeepsTheMailInTheSpoolAcrossARestart() throws Exception {
         String password = "p@ss w+rd&=%)(}{x";
         LogCapture log = LogCapture.install();
-        closeLast.add(log);
-        GreenMail greenMail = smtp(0);
+        fixture.closeAfter(log);
+        GreenMail greenMail = fixture.greenMail();
         greenMail.setUser(FROM, "bridge", password);
         TcpTap tap = new TcpTap(greenMail.getSmtp().getPort());
-        closeLast.add(tap);
+        fixture.closeAfter(tap);
         String reboot = id('k');
-        imds.serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE)));
+        fixture.imds().serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE)));
 
         try (InProcessAgent wrong = agent(tap.port()).with("bridge.email.username", "bridge")
                 .with("bridge.email.password", "not-" + password).start()) {
@@ -355,34 +327,34 @@ class EmailSinkTest {
             assertThat(copies(greenMail)).isZero();
             assertThat(wrong.bean("spool", Spool.class).depth("email")).isEqualTo(1);
         }
-        assertThat(spoolFiles(state)).isEqualTo(1);
+        assertThat(spoolFiles()).isEqualTo(1);
 
-        InProcessAgent right = start(agent(tap.port()).with("bridge.email.username", "bridge")
-                .with("bridge.email.password", password));
+        InProcessAgent right = agent(tap.port()).with("bridge.email.username", "bridge")
+                .with("bridge.email.password", password).start();
         await().atMost(WAIT).until(() -> copies(greenMail) == TO.length);
         await().atMost(WAIT).until(() -> right.bean("spool", Spool.class).depth("email") == 0);
 
         assertThat(received(greenMail)).singleElement().satisfies(mail -> assertThat(mail.names(reboot)).isTrue());
-        assertThat(spoolFiles(state)).isZero();
+        assertThat(spoolFiles()).isZero();
         assertThat(log.text()).as("the log shows the failures, never the password")
                 .contains("AuthenticationFailedException").doesNotContain("w+rd", "not-p@ss");
     }
 
     @Test
     void withStarttlsTheCredentialsAndTheMailTravelOnlyInsideTls() throws Exception {
-        GreenMail greenMail = smtp(0);
+        GreenMail greenMail = fixture.greenMail();
         greenMail.setUser(FROM, "bridge", "secret");
-        StarttlsFront front = new StarttlsFront(greenMail.getSmtp().getPort(), Files.createDirectories(state.resolve("tls")));
-        closeLast.add(front);
+        StarttlsFront front = new StarttlsFront(greenMail.getSmtp().getPort(), Files.createDirectories(fixture.state().resolve("tls")));
+        fixture.closeAfter(front);
         String reboot = id('n');
-        imds.serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE)));
+        fixture.imds().serve(Docs.document(2, scheduled(reboot, "Reboot", NOT_BEFORE)));
         // The front's certificate is self-signed: trust it for 127.0.0.1 only, as an operator would trust a
         // private CA. JavaMail reads mail.* system properties; camel-mail starts from a copy of them.
         System.setProperty("mail.smtp.ssl.trust", "127.0.0.1");
-        closeLast.add(() -> System.clearProperty("mail.smtp.ssl.trust"));
+        fixture.closeAfter((AutoCloseable) () -> System.clearProperty("mail.smtp.ssl.trust"));
 
-        start(agent(front.port()).with("bridge.email.starttls", "true")
-                .with("bridge.email.username", "bridge").with("bridge.email.password", "secret"));
+        agent(front.port()).with("bridge.email.starttls", "true")
+                .with("bridge.email.username", "bridge").with("bridge.email.password", "secret").start();
 
         await().atMost(WAIT).until(() -> copies(greenMail) == TO.length);
         assertThat(front.upgraded()).isPositive();
@@ -398,20 +370,20 @@ class EmailSinkTest {
     void withStarttlsRequiredAServerWithoutStarttlsGetsNothingNotEvenTheCredentials() throws Exception {
         // GreenMail 2.1.13 offers no STARTTLS on plain SMTP (its EHLO lists AUTH only): exactly the server, or
         // the man in the middle stripping STARTTLS, that must get nothing. No fallback to a clear-text session.
-        GreenMail greenMail = smtp(0);
+        GreenMail greenMail = fixture.greenMail();
         greenMail.setUser(FROM, "bridge", "secret");
         TcpTap tap = new TcpTap(greenMail.getSmtp().getPort());
-        closeLast.add(tap);
-        imds.serve(Docs.document(2, scheduled(id('m'), "Reboot", NOT_BEFORE)));
+        fixture.closeAfter(tap);
+        fixture.imds().serve(Docs.document(2, scheduled(id('m'), "Reboot", NOT_BEFORE)));
 
-        InProcessAgent agent = start(agent(tap.port()).with("bridge.email.starttls", "true")
-                .with("bridge.email.username", "bridge").with("bridge.email.password", "secret"));
+        InProcessAgent agent = agent(tap.port()).with("bridge.email.starttls", "true")
+                .with("bridge.email.username", "bridge").with("bridge.email.password", "secret").start();
 
         await().atMost(WAIT).until(() -> tap.connections() >= 3);
         assertThat(commands(tap.clientSent())).contains("EHLO").doesNotContain("AUTH", "MAIL", "RCPT", "DATA");
         assertThat(tap.clientSent()).doesNotContain("secret");
         assertThat(copies(greenMail)).isZero();
         assertThat(agent.bean("spool", Spool.class).depth("email")).isEqualTo(1);
-        assertThat(spoolFiles(state)).isEqualTo(1);
+        assertThat(spoolFiles()).isEqualTo(1);
     }
 }

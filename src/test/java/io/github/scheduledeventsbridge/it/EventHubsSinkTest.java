@@ -5,9 +5,9 @@ import com.azure.core.amqp.AmqpRetryOptions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.delivery.Spool;
-import io.github.scheduledeventsbridge.peers.AmqpEventHubPeer;
 import io.github.scheduledeventsbridge.peers.AmqpEventHubPeer.Batch;
 import io.github.scheduledeventsbridge.peers.AmqpEventHubPeer.ReceivedMessage;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
@@ -15,11 +15,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import org.apache.camel.component.azure.eventhubs.EventHubsComponent;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,22 +39,8 @@ class EventHubsSinkTest {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final String VM = "vm-under-test"; // the name ScriptedImds's instance metadata gives
 
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
-    private AmqpEventHubPeer peer;
-
-    @BeforeEach
-    void start() throws Exception {
-        imds = new ScriptedImds();
-        peer = AmqpEventHubPeer.start(0);
-    }
-
-    @AfterEach
-    void close() {
-        peer.close();
-        imds.close();
-    }
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().eventHubsPeer();
 
     /**
      * The agent exactly as shipped, configured through properties only: the connection string, plus a fast
@@ -64,8 +48,7 @@ class EventHubsSinkTest {
      * restarted peer take milliseconds rather than the SDK's default back-off.
      */
     private InProcessAgent.Builder agent() {
-        return InProcessAgent.builder(state).imds(imds)
-                .with("bridge.eventhubs.connection-string", peer.connectionString("hub"))
+        return fixture.builder()
                 .with("bridge.delivery.initial-backoff", "100")
                 .with("bridge.delivery.max-backoff", "500")
                 .with("camel.beans.fastRetry", "#class:com.azure.core.amqp.AmqpRetryOptions")
@@ -118,16 +101,14 @@ class EventHubsSinkTest {
      */
     @Test
     void aHubThatNeverSettlesIsAFailedAttemptWithinTheAttemptTimeout() throws Exception {
-        peer.neverSettle(true);
-        imds.serve(Docs.document(2, scheduled(1)));
+        fixture.eventHub().neverSettle(true);
+        fixture.imds().serve(Docs.document(2, scheduled(1)));
         try (io.github.scheduledeventsbridge.testing.LogCapture log = io.github.scheduledeventsbridge.testing.LogCapture.install();
-             InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
-                     .with("bridge.eventhubs.connection-string", peer.connectionString("hub"))
-                     .with("bridge.delivery.attempt-timeout", "2000").start()) {
+             InProcessAgent agent = fixture.start("bridge.delivery.attempt-timeout", "2000")) {
             await().atMost(Duration.ofSeconds(20)).until(() -> log.text().contains("is failing"));
-            assertThat(peer.messages()).isEmpty();
-            peer.neverSettle(false);
-            await().atMost(Duration.ofSeconds(30)).until(() -> peer.messages().size() == 1);
+            assertThat(fixture.eventHub().messages()).isEmpty();
+            fixture.eventHub().neverSettle(false);
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.eventHub().messages().size() == 1);
             await().atMost(Duration.ofSeconds(5)).until(() -> agent.bean("spool", Spool.class).depth("eventhubs") == 0);
         }
     }
@@ -135,13 +116,13 @@ class EventHubsSinkTest {
     @Test
     void aLifeCycleArrivesAsCloudEventsWithPropertiesAndTheVmAsPartitionKey() throws Exception {
         String a = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
-        imds.serve(Docs.document(2, Docs.scheduled(a, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0")));
+        fixture.imds().serve(Docs.document(2, Docs.scheduled(a, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0")));
         try (InProcessAgent agent = agent().start()) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> peer.messages().size() == 1);
-            imds.serve(Docs.document(3, Docs.started(a, "Freeze", "WestNO_0")));
-            await().atMost(Duration.ofSeconds(30)).until(() -> peer.messages().size() == 2);
-            imds.serve(Docs.document(4));
-            await().atMost(Duration.ofSeconds(30)).until(() -> peer.messages().size() == 3);
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.eventHub().messages().size() == 1);
+            fixture.imds().serve(Docs.document(3, Docs.started(a, "Freeze", "WestNO_0")));
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.eventHub().messages().size() == 2);
+            fixture.imds().serve(Docs.document(4));
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.eventHub().messages().size() == 3);
             Spool spool = agent.bean("spool", Spool.class);
             await().atMost(Duration.ofSeconds(5)).until(() -> spool.depth("eventhubs") == 0);
             MeterRegistry registry = agent.context().getRegistry().findSingleByType(MeterRegistry.class);
@@ -151,7 +132,7 @@ class EventHubsSinkTest {
                     .counters().stream().mapToDouble(Counter::count).sum() == 3.0);
         }
 
-        List<ReceivedMessage> messages = peer.messages();
+        List<ReceivedMessage> messages = fixture.eventHub().messages();
         assertThat(messages).extracting(EventHubsSinkTest::transition)
                 .containsExactly("Scheduled", "Started", "Completed");
         for (ReceivedMessage m : messages) {
@@ -174,11 +155,11 @@ class EventHubsSinkTest {
 
     @Test
     void threeNewEventsInOneDocumentArriveAsOneBatchOfThree() throws Exception {
-        imds.serve(Docs.document(2, scheduled(3)));
+        fixture.imds().serve(Docs.document(2, scheduled(3)));
         try (InProcessAgent agent = agent().start()) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> peer.messages().size() >= 3);
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.eventHub().messages().size() >= 3);
         }
-        List<Batch> batches = peer.batches();
+        List<Batch> batches = fixture.eventHub().batches();
         assertThat(batches).hasSize(1);
         Batch batch = batches.get(0);
         assertThat(batch.batched()).as("one AMQP batch transfer").isTrue();
@@ -191,24 +172,24 @@ class EventHubsSinkTest {
 
     @Test
     void transitionsDuringAnOutageWaitInTheSpoolAndAllArriveOnceTheHubIsBack() throws Exception {
-        imds.serve(Docs.document(2, scheduled(1)));
+        fixture.imds().serve(Docs.document(2, scheduled(1)));
         try (InProcessAgent agent = agent().start()) {
             Spool spool = agent.bean("spool", Spool.class);
-            await().atMost(Duration.ofSeconds(30)).until(() -> peer.messages().size() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.eventHub().messages().size() == 1);
             await().atMost(Duration.ofSeconds(5)).until(() -> spool.depth("eventhubs") == 0);
 
-            int port = peer.port();
-            peer.stop();
+            int port = fixture.eventHub().port();
+            fixture.eventHub().stop();
             // Three documents while the hub is down: 5 new events, then all 6 start, then 2 complete.
-            imds.serve(Docs.document(3, scheduled(6)));
+            fixture.imds().serve(Docs.document(3, scheduled(6)));
             await().atMost(Duration.ofSeconds(20)).until(() -> spool.depth("eventhubs") == 1);
-            imds.serve(Docs.document(4, started(6)));
+            fixture.imds().serve(Docs.document(4, started(6)));
             await().atMost(Duration.ofSeconds(20)).until(() -> spool.depth("eventhubs") == 2);
             String[] lastFour = IntStream.range(2, 6).mapToObj(i -> Docs.started(id(i), "Reboot", "vm-" + i))
                     .toArray(String[]::new);
-            imds.serve(Docs.document(5, lastFour));
+            fixture.imds().serve(Docs.document(5, lastFour));
             await().atMost(Duration.ofSeconds(20)).until(() -> spool.depth("eventhubs") == 3);
-            assertThat(peer.messages()).hasSize(1);
+            assertThat(fixture.eventHub().messages()).hasSize(1);
 
             AmqpRetryOptions retry = agent.context().getComponent("azure-eventhubs", EventHubsComponent.class)
                     .getConfiguration().getAmqpRetryOptions();
@@ -217,13 +198,13 @@ class EventHubsSinkTest {
             assertThat(retry.getMode()).isEqualTo(AmqpRetryMode.FIXED);
             assertThat(retry.getDelay()).isEqualTo(Duration.ofMillis(200));
 
-            peer.restart();
-            assertThat(peer.port()).isEqualTo(port);
-            await().atMost(Duration.ofSeconds(60)).until(() -> peer.messages().size() >= 1 + 5 + 6 + 2);
+            fixture.eventHub().restart();
+            assertThat(fixture.eventHub().port()).isEqualTo(port);
+            await().atMost(Duration.ofSeconds(60)).until(() -> fixture.eventHub().messages().size() >= 1 + 5 + 6 + 2);
             await().atMost(Duration.ofSeconds(5)).until(() -> spool.depth("eventhubs") == 0);
         }
 
-        List<ReceivedMessage> messages = peer.messages();
+        List<ReceivedMessage> messages = fixture.eventHub().messages();
         assertThat(messages).hasSize(14);
         assertThat(messages).extracting(EventHubsSinkTest::ceId).as("none lost, none twice").doesNotHaveDuplicates();
         for (int i = 0; i < 6; i++) {
@@ -234,52 +215,52 @@ class EventHubsSinkTest {
                     .containsExactlyElementsOf(i < 2 ? List.of("Scheduled", "Started", "Completed")
                             : List.of("Scheduled", "Started"));
         }
-        assertThat(peer.batches()).extracting(Batch::size).containsExactly(1, 5, 6, 2);
+        assertThat(fixture.eventHub().batches()).extracting(Batch::size).containsExactly(1, 5, 6, 2);
         assertThat(messages).extracting(ReceivedMessage::partitionKey).containsOnly(VM);
     }
 
     @Test
     void undeliveredBatchesSurviveARestartOfTheAgentAndAreSentOnce() throws Exception {
-        peer.stop();
-        imds.serve(Docs.document(2, scheduled(2)));
+        fixture.eventHub().stop();
+        fixture.imds().serve(Docs.document(2, scheduled(2)));
         try (InProcessAgent first = agent().start()) {
             Spool spool = first.bean("spool", Spool.class);
             await().atMost(Duration.ofSeconds(20)).until(() -> spool.depth("eventhubs") == 1);
         }
-        try (Stream<Path> files = Files.list(state.resolve("spool").resolve("eventhubs"))) {
+        try (Stream<Path> files = Files.list(fixture.state().resolve("spool").resolve("eventhubs"))) {
             assertThat(files.filter(f -> f.toString().endsWith(".json")).count())
                     .as("the undelivered batch stayed on disk").isEqualTo(1);
         }
-        assertThat(peer.messages()).isEmpty();
+        assertThat(fixture.eventHub().messages()).isEmpty();
 
-        peer.restart();
+        fixture.eventHub().restart();
         try (InProcessAgent second = agent().start()) {
             Spool spool = second.bean("spool", Spool.class);
-            await().atMost(Duration.ofSeconds(30)).until(() -> peer.messages().size() >= 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> fixture.eventHub().messages().size() >= 2);
             await().atMost(Duration.ofSeconds(5)).until(() -> spool.depth("eventhubs") == 0);
-            int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(10)).until(() -> imds.documentsServed() >= served + 3);
+            int served = fixture.imds().documentsServed();
+            await().atMost(Duration.ofSeconds(10)).until(() -> fixture.imds().documentsServed() >= served + 3);
         }
-        assertThat(peer.batches()).hasSize(1);
-        assertThat(peer.messages()).extracting(EventHubsSinkTest::eventId).containsExactly(id(0), id(1));
-        assertThat(peer.messages()).extracting(EventHubsSinkTest::transition).containsOnly("Scheduled");
+        assertThat(fixture.eventHub().batches()).hasSize(1);
+        assertThat(fixture.eventHub().messages()).extracting(EventHubsSinkTest::eventId).containsExactly(id(0), id(1));
+        assertThat(fixture.eventHub().messages()).extracting(EventHubsSinkTest::transition).containsOnly("Scheduled");
     }
 
     @Test
     void aThousandEventDocumentArrivesCompletelyAndInOrder() throws Exception {
-        imds.serve(Docs.document(2, scheduled(1000)));
+        fixture.imds().serve(Docs.document(2, scheduled(1000)));
         try (InProcessAgent agent = agent().start()) {
             Spool spool = agent.bean("spool", Spool.class);
-            await().atMost(Duration.ofSeconds(60)).until(() -> peer.messages().size() >= 1000);
+            await().atMost(Duration.ofSeconds(60)).until(() -> fixture.eventHub().messages().size() >= 1000);
             await().atMost(Duration.ofSeconds(5)).until(() -> spool.depth("eventhubs") == 0);
         }
-        List<ReceivedMessage> messages = peer.messages();
+        List<ReceivedMessage> messages = fixture.eventHub().messages();
         assertThat(messages).hasSize(1000);
         assertThat(messages).extracting(EventHubsSinkTest::eventId)
                 .containsExactlyElementsOf(IntStream.range(0, 1000).mapToObj(EventHubsSinkTest::id).toList());
         assertThat(messages).extracting(EventHubsSinkTest::ceId).doesNotHaveDuplicates();
         assertThat(messages).extracting(ReceivedMessage::partitionKey).containsOnly(VM);
-        List<Batch> batches = peer.batches();
+        List<Batch> batches = fixture.eventHub().batches();
         assertThat(batches).as("too big for one batch: sent as a few, each a batch transfer")
                 .hasSizeBetween(2, 20).allMatch(Batch::batched);
     }

@@ -4,20 +4,17 @@ import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.imds.ImdsDocumentParser;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.ResourceFilter;
 import io.github.scheduledeventsbridge.transitions.TransitionDetector;
 import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -31,19 +28,8 @@ import static org.awaitility.Awaitility.await;
 /** Webhook delivery under outages, isolation between targets, volume, and restarts. */
 class WebhookDeliveryTest {
 
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
-
-    @BeforeEach
-    void imds() throws Exception {
-        imds = new ScriptedImds();
-    }
-
-    @AfterEach
-    void close() {
-        imds.close();
-    }
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhookSecret("s");
 
     private static String id(int i) {
         return String.format("00000000-0000-0000-0000-%012d", i);
@@ -55,20 +41,22 @@ class WebhookDeliveryTest {
                 : Docs.scheduled(id(i), "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-" + i)).toArray(String[]::new);
     }
 
-    private InProcessAgent.Builder agent(String... urls) {
-        return InProcessAgent.builder(state).imds(imds)
-                .with("bridge.webhook.urls", String.join(",", urls))
-                .with("bridge.webhook.secret", "s");
+    /** What kill -9 right after the atomic record leaves behind: the document and an unspooled outbox. */
+    private void recordedButNotSpooled(String doc) throws Exception {
+        Clock clock = Clock.systemUTC();
+        VmIdentity identity = new VmIdentity(clock);
+        new TransitionJournal(fixture.state(), new TransitionDetector(), new CloudEventFactory(clock, identity),
+                new ResourceFilter(ResourceFilter.Mode.ALL, identity), clock).record(new ImdsDocumentParser().parse(doc));
     }
 
     @Test
     void fortyTransitionsDuringAnOutageAreAllDeliveredAfterItWithStableIds() throws Exception {
         try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
             webhook.answerWith(503);
-            imds.serve(Docs.document(2, events(20, false)));
-            try (InProcessAgent agent = agent(webhook.url()).start()) {
+            fixture.imds().serve(Docs.document(2, events(20, false)));
+            try (InProcessAgent agent = fixture.postingTo(webhook.url()).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.failedAttempts().size() >= 2);
-                imds.serve(Docs.document(3, events(20, true)));
+                fixture.imds().serve(Docs.document(3, events(20, true)));
                 Spool spool = agent.bean("spool", Spool.class);
                 await().atMost(Duration.ofSeconds(20)).until(() -> spool.depths().values().stream()
                         .mapToLong(java.util.concurrent.atomic.AtomicLong::get).sum() == 40);
@@ -99,10 +87,10 @@ class WebhookDeliveryTest {
         int closedPort = FreePorts.unused();
         try (WebhookReceiver failing = WebhookReceiver.start("s"); WebhookReceiver healthy = WebhookReceiver.start("s")) {
             failing.answerWith(500);
-            imds.serve(Docs.document(2, events(3, false)));
-            try (InProcessAgent agent = agent(failing.url(), "http://127.0.0.1:" + closedPort + "/down", healthy.url()).start()) {
+            fixture.imds().serve(Docs.document(2, events(3, false)));
+            try (InProcessAgent agent = fixture.postingTo(failing.url(), "http://127.0.0.1:" + closedPort + "/down", healthy.url()).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> healthy.delivered().size() == 3);
-                imds.serve(Docs.document(3, events(3, true)));
+                fixture.imds().serve(Docs.document(3, events(3, true)));
                 await().atMost(Duration.ofSeconds(20)).until(() -> healthy.delivered().size() == 6);
                 assertThat(failing.delivered()).isEmpty();
                 // Lanes are independent threads: the failing one's first attempt may still be on its way.
@@ -125,8 +113,8 @@ class WebhookDeliveryTest {
     @Test
     void aThousandEventDocumentIsDeliveredCompletely() throws Exception {
         try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(2, events(1000, false)));
-            try (InProcessAgent agent = agent(webhook.url()).start()) {
+            fixture.imds().serve(Docs.document(2, events(1000, false)));
+            try (InProcessAgent agent = fixture.postingTo(webhook.url()).start()) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 1000);
                 assertThat(webhook.delivered()).hasSize(1000);
                 assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId)
@@ -140,16 +128,12 @@ class WebhookDeliveryTest {
     void anOutboxLeftByACrashBetweenRecordingAndSpoolingIsDeliveredOnce() throws Exception {
         String a = "AAAAAAAA-0000-0000-0000-00000000000A";
         String doc = Docs.document(2, Docs.scheduled(a, "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-a"));
-        // What kill -9 right after the atomic record leaves behind: the document and an unspooled outbox.
-        Clock clock = Clock.systemUTC();
-        VmIdentity identity = new VmIdentity(clock);
-        new TransitionJournal(state, new TransitionDetector(), new CloudEventFactory(clock, identity),
-                new ResourceFilter(ResourceFilter.Mode.ALL, identity), clock).record(new ImdsDocumentParser().parse(doc));
-        imds.serve(doc);
-        try (WebhookReceiver webhook = WebhookReceiver.start("s"); InProcessAgent agent = agent(webhook.url()).start()) {
+        recordedButNotSpooled(doc);
+        fixture.imds().serve(doc);
+        try (WebhookReceiver webhook = WebhookReceiver.start("s"); InProcessAgent agent = fixture.postingTo(webhook.url()).start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 1);
-            int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+            int served = fixture.imds().documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.imds().documentsServed() >= served + 3);
             assertThat(webhook.transitionsOf(a)).containsExactly("Scheduled");
         }
     }
@@ -159,15 +143,12 @@ class WebhookDeliveryTest {
         // Enough transitions for one spool document: the start-up replay hands its messages to the lane, and the
         // dispatch of the outbox must not queue them a second time.
         String doc = Docs.document(2, events(12, false));
-        Clock clock = Clock.systemUTC();
-        VmIdentity identity = new VmIdentity(clock);
-        new TransitionJournal(state, new TransitionDetector(), new CloudEventFactory(clock, identity),
-                new ResourceFilter(ResourceFilter.Mode.ALL, identity), clock).record(new ImdsDocumentParser().parse(doc));
-        imds.serve(doc);
-        try (WebhookReceiver webhook = WebhookReceiver.start("s"); InProcessAgent agent = agent(webhook.url()).start()) {
+        recordedButNotSpooled(doc);
+        fixture.imds().serve(doc);
+        try (WebhookReceiver webhook = WebhookReceiver.start("s"); InProcessAgent agent = fixture.postingTo(webhook.url()).start()) {
             await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() >= 12);
-            int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+            int served = fixture.imds().documentsServed();
+            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.imds().documentsServed() >= served + 3);
             assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId)
                     .containsExactlyInAnyOrder(IntStream.range(0, 12).mapToObj(WebhookDeliveryTest::id).toArray(String[]::new));
         }
@@ -179,18 +160,18 @@ class WebhookDeliveryTest {
         String b = "BBBBBBBB-0000-0000-0000-000000000002";
         String c = "CCCCCCCC-0000-0000-0000-000000000003";
         try (WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(2,
+            fixture.imds().serve(Docs.document(2,
                     Docs.scheduled(a, "Reboot", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-a"),
                     Docs.scheduled(b, "Redeploy", "Mon, 11 Apr 2022 22:26:58 GMT", "vm-a")));
-            try (InProcessAgent first = agent(webhook.url()).start()) {
+            try (InProcessAgent first = fixture.postingTo(webhook.url()).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 2);
             }
             // While the agent is down: A starts, B is withdrawn, C (hardware failure) appears started.
-            imds.serve(Docs.document(5, Docs.started(a, "Reboot", "vm-a"), Docs.started(c, "Reboot", "vm-a")));
-            try (InProcessAgent second = agent(webhook.url()).start()) {
+            fixture.imds().serve(Docs.document(5, Docs.started(a, "Reboot", "vm-a"), Docs.started(c, "Reboot", "vm-a")));
+            try (InProcessAgent second = fixture.postingTo(webhook.url()).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() >= 5);
-                int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);
+                int served = fixture.imds().documentsServed();
+                await().atMost(Duration.ofSeconds(20)).until(() -> fixture.imds().documentsServed() >= served + 3);
             }
             assertThat(webhook.delivered()).hasSize(5);
             assertThat(webhook.transitionsOf(a)).containsExactly("Scheduled", "Started");

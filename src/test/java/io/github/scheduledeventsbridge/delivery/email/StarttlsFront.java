@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge.delivery.email;
 
-import javax.net.ssl.KeyManagerFactory;
+import io.github.scheduledeventsbridge.testing.SelfSignedKeystore;
+
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import java.io.ByteArrayOutputStream;
@@ -12,15 +13,12 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -30,8 +28,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * It records what the client sent before the upgrade, i.e. what travelled in clear.
  */
 public final class StarttlsFront implements AutoCloseable {
-
-    private static final String PASSWORD = "changeit";
 
     private final ServerSocket server;
     private final int targetPort;
@@ -67,27 +63,7 @@ public final class StarttlsFront implements AutoCloseable {
 
     /** A key pair and certificate for 127.0.0.1 and localhost, made by the JDK's keytool. */
     private static SSLContext selfSigned(Path dir) throws Exception {
-        Path store = dir.resolve("starttls-front.p12");
-        Files.deleteIfExists(store);
-        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-        Process p = new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", "smtp", "-keyalg", "EC",
-                "-groupname", "secp256r1", "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1,dns:localhost",
-                "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(),
-                "-storepass", PASSWORD, "-keypass", PASSWORD)
-                .redirectErrorStream(true).start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException("keytool failed: " + output);
-        }
-        KeyStore keyStore = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(store)) {
-            keyStore.load(in, PASSWORD.toCharArray());
-        }
-        KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        keys.init(keyStore, PASSWORD.toCharArray());
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(keys.getKeyManagers(), null, null);
-        return context;
+        return SelfSignedKeystore.create(dir.resolve("starttls-front.p12"), "smtp").serving();
     }
 
     private void accept() {
