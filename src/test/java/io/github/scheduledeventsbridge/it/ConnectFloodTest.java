@@ -2,18 +2,18 @@ package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.action.DrainSignal;
 import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.RawSockets;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -46,70 +46,67 @@ class ConnectFloodTest {
      */
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(7);
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().drainPort();
 
     @ParameterizedTest
     @ValueSource(strings = {"drain", "management"})
     void everyProbeIsAnsweredDuringAConnectFlood(String port) throws Exception {
-        try (ScriptedImds imds = new ScriptedImds()) {
-            imds.serve(Docs.document(1));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
-                    .with("bridge.drain.port", "0").with("bridge.drain.host", "127.0.0.1")
-                    .with("bridge.management.port", "0").start()) {
-                String probe = port.equals("drain") ? "GET / HTTP/1.1\r\nHost: 10.0.0.4\r\nConnection: close\r\n\r\n"
-                        : "GET /observe/health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-                await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> RawSockets.exchange(
-                        number(agent, port), probe, Duration.ofSeconds(3)).startsWith("HTTP/1.1 200"));
-                int target = number(agent, port);
+        ScriptedImds imds = fixture.imds();
+        imds.serve(Docs.document(1));
+        try (InProcessAgent agent = fixture.start()) {
+            String probe = port.equals("drain") ? "GET / HTTP/1.1\r\nHost: 10.0.0.4\r\nConnection: close\r\n\r\n"
+                    : "GET /observe/health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> RawSockets.exchange(
+                    number(agent, port), probe, Duration.ofSeconds(3)).startsWith("HTTP/1.1 200"));
+            int target = number(agent, port);
 
-                AtomicBoolean flooding = new AtomicBoolean(true);
-                AtomicLong connects = new AtomicLong();
-                ExecutorService flooders = Executors.newFixedThreadPool(FLOODERS);
-                List<Future<?>> floods = new ArrayList<>();
-                for (int f = 0; f < FLOODERS; f++) {
-                    int flooder = f;
-                    floods.add(flooders.submit(() -> flood(target, flooder, flooding, connects)));
-                }
-                Map<String, Integer> probes = new TreeMap<>();
-                AtomicLong asked = new AtomicLong();
-                AtomicLong slowest = new AtomicLong();
-                long start = System.nanoTime();
-                // A probe every 100 ms, as a load balancer's would come (but far more often).
-                ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor();
-                try {
-                    prober.scheduleAtFixedRate(() -> {
-                        String answer;
-                        long asking = System.nanoTime();
-                        try {
-                            answer = RawSockets.exchange(target, probe, PROBE_TIMEOUT);
-                        } catch (IOException e) {
-                            answer = e.toString();
-                        }
-                        synchronized (probes) {
-                            probes.merge(answer.isEmpty() ? "closed without an answer" : answer.lines().findFirst().orElse(""),
-                                    1, Integer::sum);
-                        }
-                        slowest.accumulateAndGet(System.nanoTime() - asking, Math::max);
-                        asked.incrementAndGet();
-                    }, 0, 100, TimeUnit.MILLISECONDS);
-                    await().atMost(FLOOD.plusSeconds(30)).until(() -> asked.get() >= FLOOD.toMillis() / 100);
-                } finally {
-                    // No new probe, and the one under way finishes (not interrupted) before the figures are read.
-                    prober.shutdown();
-                    prober.awaitTermination(30, TimeUnit.SECONDS);
-                    flooding.set(false);
-                    for (Future<?> flood : floods) {
-                        flood.get(30, TimeUnit.SECONDS);
-                    }
-                    flooders.shutdownNow();
-                }
-                long rate = connects.get() * 1_000_000_000L / Math.max(1, System.nanoTime() - start);
-                System.out.printf("connect flood on %s: %d connects/s, probes %s, slowest %d ms%n", port, rate, probes,
-                        TimeUnit.NANOSECONDS.toMillis(slowest.get()));
-                assertThat(probes).as("probes during %d connects/s", rate).containsOnlyKeys("HTTP/1.1 200 OK");
-                assertThat(probes.get("HTTP/1.1 200 OK")).isEqualTo((int) asked.get());
+            AtomicBoolean flooding = new AtomicBoolean(true);
+            AtomicLong connects = new AtomicLong();
+            ExecutorService flooders = Executors.newFixedThreadPool(FLOODERS);
+            List<Future<?>> floods = new ArrayList<>();
+            for (int f = 0; f < FLOODERS; f++) {
+                int flooder = f;
+                floods.add(flooders.submit(() -> flood(target, flooder, flooding, connects)));
             }
+            Map<String, Integer> probes = new TreeMap<>();
+            AtomicLong asked = new AtomicLong();
+            AtomicLong slowest = new AtomicLong();
+            long start = System.nanoTime();
+            // A probe every 100 ms, as a load balancer's would come (but far more often).
+            ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor();
+            try {
+                prober.scheduleAtFixedRate(() -> {
+                    String answer;
+                    long asking = System.nanoTime();
+                    try {
+                        answer = RawSockets.exchange(target, probe, PROBE_TIMEOUT);
+                    } catch (IOException e) {
+                        answer = e.toString();
+                    }
+                    synchronized (probes) {
+                        probes.merge(answer.isEmpty() ? "closed without an answer" : answer.lines().findFirst().orElse(""),
+                                1, Integer::sum);
+                    }
+                    slowest.accumulateAndGet(System.nanoTime() - asking, Math::max);
+                    asked.incrementAndGet();
+                }, 0, 100, TimeUnit.MILLISECONDS);
+                await().atMost(FLOOD.plusSeconds(30)).until(() -> asked.get() >= FLOOD.toMillis() / 100);
+            } finally {
+                // No new probe, and the one under way finishes (not interrupted) before the figures are read.
+                prober.shutdown();
+                prober.awaitTermination(30, TimeUnit.SECONDS);
+                flooding.set(false);
+                for (Future<?> flood : floods) {
+                    flood.get(30, TimeUnit.SECONDS);
+                }
+                flooders.shutdownNow();
+            }
+            long rate = connects.get() * 1_000_000_000L / Math.max(1, System.nanoTime() - start);
+            System.out.printf("connect flood on %s: %d connects/s, probes %s, slowest %d ms%n", port, rate, probes,
+                    TimeUnit.NANOSECONDS.toMillis(slowest.get()));
+            assertThat(probes).as("probes during %d connects/s", rate).containsOnlyKeys("HTTP/1.1 200 OK");
+            assertThat(probes.get("HTTP/1.1 200 OK")).isEqualTo((int) asked.get());
         }
     }
 

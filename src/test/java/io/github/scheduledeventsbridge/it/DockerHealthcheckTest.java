@@ -2,12 +2,13 @@ package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.management.ManagementServer;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import org.apache.camel.health.HealthCheckHelper;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DockerHealthcheckTest {
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds();
 
     @SuppressWarnings("unchecked")
     private static List<String> healthcheck() throws Exception {
@@ -48,14 +49,13 @@ class DockerHealthcheckTest {
     @Test
     void healthyWhileAliveEvenWhenNotReadyOnTheConfiguredPort() throws Exception {
         List<String> command = healthcheck();
-        try (ScriptedImds imds = new ScriptedImds()) {
-            imds.failWith(500, null);
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds).start()) {
-                int port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
-                assertThat(HealthCheckHelper.invokeReadiness(agent.context()))
-                        .as("not ready: IMDS never answered").anyMatch(r -> r.getState().name().equals("DOWN"));
-                assertThat(run(command, Integer.toString(port))).as("healthy (liveness) on port " + port).isZero();
-            }
+        ScriptedImds imds = fixture.imds();
+        imds.failWith(500, null);
+        try (InProcessAgent agent = fixture.start()) {
+            int port = agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port();
+            assertThat(HealthCheckHelper.invokeReadiness(agent.context()))
+                    .as("not ready: IMDS never answered").anyMatch(r -> r.getState().name().equals("DOWN"));
+            assertThat(run(command, Integer.toString(port))).as("healthy (liveness) on port " + port).isZero();
         }
         int closed = FreePorts.unused();
         assertThat(run(command, Integer.toString(closed))).as("nothing listening: unhealthy").isNotZero();

@@ -1,11 +1,12 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -32,8 +33,8 @@ class MonitoringTest {
     private static final Path MONITORING = Path.of("packaging/monitoring");
     private static final Pattern METRIC = Pattern.compile("\\b((?:bridge|jvm|process)_[a-z0-9_]+)");
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhook("s");
 
     private static String run(Path directory, String... command) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true).start();
@@ -78,23 +79,22 @@ class MonitoringTest {
         assertThat(used).contains("bridge_imds_last_success_timestamp_seconds", "bridge_spool_oldest_age_seconds",
                 "bridge_imds_poll_seconds_bucket", "bridge_build_info", "bridge_spool_orphaned", "bridge_drain_draining");
         // A spool directory no sink owns, so that bridge_spool_orphaned is scraped too.
-        Path orphan = Files.createDirectories(state.resolve("spool/webhook-000000000000"));
+        Path orphan = Files.createDirectories(fixture.state().resolve("spool/webhook-000000000000"));
         Files.writeString(orphan.resolve("0000000000000000001.json"), "{}");
-        try (ScriptedImds imds = new ScriptedImds(); WebhookReceiver webhook = WebhookReceiver.start("s")) {
-            imds.serve(Docs.document(1));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
-                    .with("bridge.drain.port", "0").with("bridge.drain.host", "127.0.0.1")
-                    .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> OperatorFirstHourTest.get(agent, "/metrics")
-                        .contains("bridge_imds_polls_total{"));
-                Set<String> scraped = new TreeSet<>();
-                for (String line : OperatorFirstHourTest.get(agent, "/metrics").split("\n")) {
-                    if (!line.startsWith("#") && !line.isBlank()) {
-                        scraped.add(line.split("[{ ]", 2)[0]);
-                    }
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        imds.serve(Docs.document(1));
+        try (InProcessAgent agent = fixture.builder()
+                .with("bridge.drain.port", "0").with("bridge.drain.host", "127.0.0.1").start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> OperatorFirstHourTest.get(agent, "/metrics")
+                    .contains("bridge_imds_polls_total{"));
+            Set<String> scraped = new TreeSet<>();
+            for (String line : OperatorFirstHourTest.get(agent, "/metrics").split("\n")) {
+                if (!line.startsWith("#") && !line.isBlank()) {
+                    scraped.add(line.split("[{ ]", 2)[0]);
                 }
-                assertThat(scraped).as("scraped metric names").containsAll(used);
             }
+            assertThat(scraped).as("scraped metric names").containsAll(used);
         }
     }
 }

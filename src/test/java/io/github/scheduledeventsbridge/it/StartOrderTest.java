@@ -3,8 +3,9 @@ package io.github.scheduledeventsbridge.it;
 import io.github.scheduledeventsbridge.action.DrainSignal;
 import io.github.scheduledeventsbridge.approval.ApprovalServer;
 import io.github.scheduledeventsbridge.management.ManagementServer;
-import io.github.scheduledeventsbridge.testing.FreePorts;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
+import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,11 +13,10 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.spi.CamelEvent;
 import org.apache.camel.support.EventNotifierSupport;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,8 +31,8 @@ import static org.awaitility.Awaitility.await;
  */
 class StartOrderTest {
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds();
 
     @Test
     void portsBeforeTheRoutesTheManagementServerAfterThePollAndTheRoutesStopFirst() throws Exception {
@@ -48,24 +48,23 @@ class StartOrderTest {
                 }
             }
         };
-        try (ScriptedImds imds = new ScriptedImds()) {
-            imds.serve(Docs.document(1));
-            InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
-                    .with("bridge.approval.secret", "approval-secret-for-tests-0123456789abcdef")
-                    .with("bridge.approval.port", Integer.toString(FreePorts.unused()))
-                    .with("bridge.drain.port", "0").with("bridge.drain.host", "127.0.0.1")
-                    .bind("startOrderRecorder", recorder)
-                    .start();
-            List<Integer> ports;
-            try (agent) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.polls() >= 1
-                        && agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port() > 0);
-                ports = List.of(agent.bean(ApprovalServer.BEAN_NAME, ApprovalServer.class).port(),
-                        agent.bean("drainSignal", DrainSignal.class).port(),
-                        agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port());
-            }
-            assertThat(ports).as("every port is closed once the agent stopped").noneMatch(StartOrderTest::accepts);
+        ScriptedImds imds = fixture.imds();
+        imds.serve(Docs.document(1));
+        InProcessAgent agent = fixture.builder()
+                .with("bridge.approval.secret", "approval-secret-for-tests-0123456789abcdef")
+                .with("bridge.approval.port", Integer.toString(FreePorts.unused()))
+                .with("bridge.drain.port", "0").with("bridge.drain.host", "127.0.0.1")
+                .bind("startOrderRecorder", recorder)
+                .start();
+        List<Integer> ports;
+        try (agent) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.polls() >= 1
+                    && agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port() > 0);
+            ports = List.of(agent.bean(ApprovalServer.BEAN_NAME, ApprovalServer.class).port(),
+                    agent.bean("drainSignal", DrainSignal.class).port(),
+                    agent.bean(ManagementServer.BEAN_NAME, ManagementServer.class).port());
         }
+        assertThat(ports).as("every port is closed once the agent stopped").noneMatch(StartOrderTest::accepts);
         assertThat(seen).filteredOn(line -> !line.startsWith("routes stopped"))
                 .isNotEmpty()
                 .allMatch(line -> line.contains("approval drain"), "the approval and drain ports listen before any route")
