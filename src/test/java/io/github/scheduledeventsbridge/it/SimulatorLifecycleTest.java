@@ -2,13 +2,12 @@ package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -24,37 +23,25 @@ class SimulatorLifecycleTest {
 
     private static final String SECRET = "lifecycle-secret";
 
-    @TempDir
-    Path state;
-    private final WebhookReceiver webhook = WebhookReceiver.start(SECRET);
-
-    @AfterEach
-    void stop() {
-        webhook.close();
-    }
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.simulator().webhook(SECRET)
+            .with("bridge.simulator.speed", "150")
+            .with("bridge.simulator.loop", "false");
 
     private InProcessAgent agent(String scenarios, String filter) throws Exception {
-        return InProcessAgent.builder(state)
-                .with("bridge.simulator.enabled", "true")
-                .with("bridge.simulator.speed", "150")
-                .with("bridge.simulator.scenarios", scenarios)
-                .with("bridge.simulator.loop", "false")
-                .with("bridge.filter.resources", filter)
-                .with("bridge.webhook.urls", webhook.url())
-                .with("bridge.webhook.secret", SECRET)
-                .start();
+        return fixture.start("bridge.simulator.scenarios", scenarios, "bridge.filter.resources", filter);
     }
 
     @Test
     void freezeHardwareFailureAndCancellationArriveSignedInOrder() throws Exception {
         try (InProcessAgent agent = agent("freeze,hardware-failure,cancelled", "all")) {
-            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 7);
+            await().atMost(Duration.ofSeconds(60)).until(() -> fixture.webhook().delivered().size() >= 7);
             // Between changes the agent's polls were conditional and answered 304, as on try-on-simulator.
             assertThat(agent.bean("imdsSimulator", ImdsSimulator.class).notModifiedServed()).isPositive();
         }
         Map<String, List<String>> byEvent = new LinkedHashMap<>();
         Map<String, String> typeOf = new LinkedHashMap<>();
-        for (WebhookReceiver.Request r : webhook.delivered()) {
+        for (WebhookReceiver.Request r : fixture.webhook().delivered()) {
             byEvent.computeIfAbsent(r.eventId(), k -> new java.util.ArrayList<>()).add(r.transition());
             typeOf.put(r.eventId(), r.json().path("data").path("eventType").asText());
         }
@@ -64,7 +51,7 @@ class SimulatorLifecycleTest {
                 List.of("Scheduled", "Cancelled"));             // withdrawn before it started
         assertThat(typeOf.values()).containsExactly("Freeze", "Reboot", "Reboot");
 
-        List<WebhookReceiver.Request> delivered = webhook.delivered();
+        List<WebhookReceiver.Request> delivered = fixture.webhook().delivered();
         assertThat(delivered).hasSize(7);
         assertThat(delivered).extracting(WebhookReceiver.Request::id).doesNotHaveDuplicates();
         for (WebhookReceiver.Request r : delivered) {
@@ -94,13 +81,13 @@ class SimulatorLifecycleTest {
         ImdsSimulator simulator;
         try (InProcessAgent agent = agent("other-vm,hardware-failure", "own")) {
             simulator = agent.bean("imdsSimulator", ImdsSimulator.class);
-            await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().stream()
+            await().atMost(Duration.ofSeconds(60)).until(() -> fixture.webhook().delivered().stream()
                     .anyMatch(r -> r.transition().equals("Completed")));
         }
         assertThatThrownBy(simulator::port).as("stopped with the agent").isInstanceOf(IllegalStateException.class);
-        assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::transition)
+        assertThat(fixture.webhook().delivered()).extracting(WebhookReceiver.Request::transition)
                 .containsExactly("Started", "Completed");
-        assertThat(webhook.delivered()).allSatisfy(r ->
+        assertThat(fixture.webhook().delivered()).allSatisfy(r ->
                 assertThat(r.json().path("data").path("resources").toString()).contains("sim-vm-0"));
     }
 }
