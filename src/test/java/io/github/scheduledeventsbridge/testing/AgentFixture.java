@@ -33,8 +33,9 @@ import java.util.stream.Stream;
  * }
  * </pre>
  * <p>
- * {@link #builder()} is the agent so configured, for a test that adds its own settings; a port of a running agent
- * (management, drain, approval) is read from {@link InProcessAgent}.
+ * {@link #builder()} is the agent so configured, for a test that adds its own settings. The approval port is chosen
+ * before the agent starts ({@link #approvalPort()}, the same across restarts in a test); the management and drain
+ * ports are read from the running agent ({@link InProcessAgent#managementPort()}, {@link InProcessAgent#drainPort()}).
  */
 public final class AgentFixture implements BeforeEachCallback, AfterEachCallback {
 
