@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.it;
 
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
@@ -7,9 +8,9 @@ import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ConnectException;
@@ -31,36 +32,22 @@ class ApprovalApiTest {
     private static final String SCHEDULED = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
     private static final String STARTED = "5DD55B64-45AD-49D3-BBC9-F57D4EA97BD7";
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhook("w").approvalPort(SECRET);
     private ScriptedImds imds;
     private WebhookReceiver webhook;
-    private InProcessAgent agent;
     private ApprovalClient client;
 
     @BeforeEach
     void start() throws Exception {
-        imds = new ScriptedImds();
-        webhook = WebhookReceiver.start("w");
+        imds = fixture.imds();
+        webhook = fixture.webhook();
         imds.serve(Docs.document(7,
                 Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0", "WestNO_1"),
                 Docs.started(STARTED, "Reboot", "WestNO_0")));
-        int port = FreePorts.unused();
-        agent = InProcessAgent.builder(state).imds(imds)
-                .with("bridge.approval.secret", SECRET)
-                .with("bridge.approval.port", Integer.toString(port))
-                .with("bridge.webhook.urls", webhook.url())
-                .with("bridge.webhook.secret", "w")
-                .start();
-        client = new ApprovalClient(port, SECRET);
+        fixture.start();
+        client = fixture.approvals();
         await().atMost(Duration.ofSeconds(20)).until(() -> webhook.delivered().size() == 2);
-    }
-
-    @AfterEach
-    void stop() {
-        agent.close();
-        imds.close();
-        webhook.close();
     }
 
     /**

@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge.it;
 import io.github.scheduledeventsbridge.imds.ImdsDocumentParser;
 import io.github.scheduledeventsbridge.imds.ScheduledEvent;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
@@ -14,9 +15,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.spi.CamelEvent;
 import org.apache.camel.support.EventNotifierSupport;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -31,8 +31,8 @@ class ApprovalDuringStartTest {
 
     private static final String REBOOT = "AAAAAAAA-0000-0000-0000-00000000000A";
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhook("s");
 
     @Test
     void anApprovalRecordedBeforeStartUpRecoveryIsLoggedAndCountedOnce() throws Exception {
@@ -53,11 +53,11 @@ class ApprovalDuringStartTest {
                 return event instanceof CamelEvent.CamelContextStartedEvent;
             }
         };
-        try (LogCapture log = LogCapture.install(); ScriptedImds imds = new ScriptedImds();
-             WebhookReceiver webhook = WebhookReceiver.start("s")) {
+        ScriptedImds imds = fixture.imds();
+        WebhookReceiver webhook = fixture.webhook();
+        try (LogCapture log = LogCapture.install()) {
             imds.serve(Docs.document(1, scheduled));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds).bind("approveWhileStarting", approveWhileStarting)
-                    .with("bridge.webhook.urls", webhook.url()).with("bridge.webhook.secret", "s").start()) {
+            try (InProcessAgent agent = fixture.builder().bind("approveWhileStarting", approveWhileStarting).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> webhook.transitionsOf(REBOOT).contains("Scheduled"));
                 int served = imds.documentsServed();
                 await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 3);

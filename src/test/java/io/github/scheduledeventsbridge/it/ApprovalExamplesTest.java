@@ -2,13 +2,11 @@ package io.github.scheduledeventsbridge.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.github.scheduledeventsbridge.testing.FreePorts;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
-import io.github.scheduledeventsbridge.testing.InProcessAgent;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -41,30 +39,19 @@ class ApprovalExamplesTest {
     private static final String SECRET = "examples-secret-for-tests-0123456789abcdef";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    @TempDir
-    Path state;
-    private InProcessAgent agent;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.simulator().approvalPort(SECRET)
+            .with("bridge.simulator.speed", "10") // the Freezes stay Scheduled for 90 s
+            .with("bridge.simulator.scenarios", "freeze,user-reboot")
+            .with("bridge.simulator.loop", "false");
     private ApprovalClient client;
     private String url;
 
     @BeforeEach
     void start() throws Exception {
-        int port = FreePorts.unused();
-        agent = InProcessAgent.builder(state)
-                .with("bridge.simulator.enabled", "true")
-                .with("bridge.simulator.speed", "10") // the Freezes stay Scheduled for 90 s
-                .with("bridge.simulator.scenarios", "freeze,user-reboot")
-                .with("bridge.simulator.loop", "false")
-                .with("bridge.approval.secret", SECRET)
-                .with("bridge.approval.port", Integer.toString(port))
-                .start();
-        client = new ApprovalClient(port, SECRET);
-        url = "http://127.0.0.1:" + port;
-    }
-
-    @AfterEach
-    void stop() {
-        agent.close();
+        fixture.start();
+        client = fixture.approvals();
+        url = "http://127.0.0.1:" + fixture.approvalPort();
     }
 
     @Test
@@ -144,8 +131,8 @@ class ApprovalExamplesTest {
      */
     @Test
     void neitherBinApproveNorTheSnippetPutsTheSecretOnACommandLine() throws Exception {
-        Path argv = state.resolve("argv.log");
-        String path = shimEveryCommand(state.resolve("shims"), argv);
+        Path argv = fixture.state().resolve("argv.log");
+        String path = shimEveryCommand(fixture.state().resolve("shims"), argv);
         String pending = await().atMost(Duration.ofSeconds(30)).until(this::scheduledEvent, id -> id != null);
         List<String> snippet = new ArrayList<>(Files.readAllLines(Path.of("config/approval.example.properties")).stream()
                 .dropWhile(l -> !l.contains("never put on a command line, where other local users could read it):")).skip(1)
@@ -216,7 +203,7 @@ class ApprovalExamplesTest {
         ProcessBuilder builder = new ProcessBuilder("bash", "-c", script);
         builder.environment().put("BRIDGE_APPROVAL_SECRET", SECRET);
         builder.environment().put("APPROVAL_URL", url);
-        Path errors = Files.createTempFile(state, "stderr", ".txt");
+        Path errors = Files.createTempFile(fixture.state(), "stderr", ".txt");
         builder.redirectError(errors.toFile());
         Process process = builder.start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

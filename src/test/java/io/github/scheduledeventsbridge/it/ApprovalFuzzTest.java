@@ -1,18 +1,17 @@
 package io.github.scheduledeventsbridge.it;
 
-import io.github.scheduledeventsbridge.testing.FreePorts;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
@@ -41,33 +40,31 @@ class ApprovalFuzzTest {
             "{\"EventId\":null}", "{}", "[]", "\"x\"", "{\"StartRequests\":{}}"};
     private static final String ALPHABET = "{}[]\":,. \\\n\t0123456789abcdefABCDEF-EventIdStartRequests\u00e9\u0000";
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().approvalPort(SECRET);
 
     @Test
     void noMutatedRequestReachesImdsOrBreaksTheAgent() throws Exception {
         Random random = new Random(20261120);
         Map<Integer, Integer> statuses = new TreeMap<>();
-        try (ScriptedImds imds = new ScriptedImds()) {
-            imds.serve(Docs.document(3, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm"),
-                    Docs.started(STARTED, "Reboot", "vm")));
-            int port = FreePorts.unused();
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
-                    .with("bridge.approval.secret", SECRET).with("bridge.approval.port", Integer.toString(port)).start()) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= 1);
-                ApprovalClient client = new ApprovalClient(port, SECRET);
-                for (int i = 0; i < REQUESTS; i++) {
-                    HttpResponse<String> answer = client.send(mutant(random, port));
-                    statuses.merge(answer.statusCode(), 1, Integer::sum);
-                }
-                assertThat(imds.startRequests()).as("no mutant reached IMDS; statuses %s", statuses).isEmpty();
-                assertThat(statuses.keySet()).as("only refusals, never a server error").isSubsetOf(Set.of(400, 401, 404, 405, 409, 413));
-                assertThat(statuses.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(REQUESTS);
-
-                assertThat(client.approve("{\"EventId\":\"" + SCHEDULED + "\"}").statusCode()).isEqualTo(200);
-                assertThat(imds.startRequests()).hasSize(1);
-                System.out.println("Approval fuzz: " + REQUESTS + " requests, statuses " + statuses);
+        ScriptedImds imds = fixture.imds();
+        imds.serve(Docs.document(3, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm"),
+                Docs.started(STARTED, "Reboot", "vm")));
+        int port = fixture.approvalPort();
+        try (InProcessAgent agent = fixture.start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= 1);
+            ApprovalClient client = fixture.approvals();
+            for (int i = 0; i < REQUESTS; i++) {
+                HttpResponse<String> answer = client.send(mutant(random, port));
+                statuses.merge(answer.statusCode(), 1, Integer::sum);
             }
+            assertThat(imds.startRequests()).as("no mutant reached IMDS; statuses %s", statuses).isEmpty();
+            assertThat(statuses.keySet()).as("only refusals, never a server error").isSubsetOf(Set.of(400, 401, 404, 405, 409, 413));
+            assertThat(statuses.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(REQUESTS);
+
+            assertThat(client.approve("{\"EventId\":\"" + SCHEDULED + "\"}").statusCode()).isEqualTo(200);
+            assertThat(imds.startRequests()).hasSize(1);
+            System.out.println("Approval fuzz: " + REQUESTS + " requests, statuses " + statuses);
         }
     }
 

@@ -1,13 +1,13 @@
 package io.github.scheduledeventsbridge.it;
 
-import io.github.scheduledeventsbridge.testing.FreePorts;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
 import io.github.scheduledeventsbridge.testing.ScriptedImds;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +16,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Map;
@@ -42,19 +41,17 @@ class ApprovalLockOutTest {
     private static final int HELD = 64;
     private static final int SIGNED = 48;
 
-    @TempDir
-    Path state;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().approvalPort(SECRET);
 
     @Test
     void signedRequestsAreAnsweredWhileAStrangerHoldsEveryIdleConnection() throws Exception {
-        int port = FreePorts.unused();
-        try (ScriptedImds imds = new ScriptedImds(); LogCapture log = LogCapture.install()) {
+        int port = fixture.approvalPort();
+        ScriptedImds imds = fixture.imds();
+        try (LogCapture log = LogCapture.install()) {
             imds.serve(Docs.document(2, Docs.scheduled(EVENT, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "vm")));
-            try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds)
-                    .with("bridge.approval.secret", SECRET)
-                    .with("bridge.approval.host", "127.0.0.1")
-                    .with("bridge.approval.port", Integer.toString(port)).start()) {
-                ApprovalClient operator = new ApprovalClient(port, SECRET);
+            try (InProcessAgent agent = fixture.start()) {
+                ApprovalClient operator = fixture.approvals();
                 await().atMost(Duration.ofSeconds(30)).until(() -> operator.events(true).body().contains(EVENT));
 
                 Stranger stranger = new Stranger(port);

@@ -1,16 +1,14 @@
 package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.management.ManagementServer;
-import io.github.scheduledeventsbridge.testing.FreePorts;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.ApprovalClient;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.RawSockets;
-import io.github.scheduledeventsbridge.testing.ScriptedImds;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.OutputStream;
 import java.net.Socket;
@@ -20,7 +18,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,33 +34,21 @@ class ApprovalPortLimitsTest {
     private static final String SECRET = "limits-secret-for-tests-0123456789abcdef";
     private static final String SCHEDULED = "C7061BAC-AFDC-4513-B24B-AA5F13A16123";
 
-    @TempDir
-    Path state;
-    private ScriptedImds imds;
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().approvalPort(SECRET)
+            .with("bridge.approval.max-connections", "4")
+            .with("bridge.approval.request-timeout", "3000");
     private InProcessAgent agent;
     private int port;
     private ApprovalClient client;
 
     @BeforeEach
     void start() throws Exception {
-        imds = new ScriptedImds();
-        imds.serve(Docs.document(3, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0")));
-        port = FreePorts.unused();
-        agent = InProcessAgent.builder(state).imds(imds)
-                .with("bridge.approval.secret", SECRET)
-                .with("bridge.approval.port", Integer.toString(port))
-                .with("bridge.approval.host", "127.0.0.1")
-                .with("bridge.approval.max-connections", "4")
-                .with("bridge.approval.request-timeout", "3000")
-                .start();
-        client = new ApprovalClient(port, SECRET);
+        fixture.imds().serve(Docs.document(3, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0")));
+        agent = fixture.start();
+        port = fixture.approvalPort();
+        client = fixture.approvals();
         await().atMost(Duration.ofSeconds(20)).until(() -> client.events(true).body().contains(SCHEDULED));
-    }
-
-    @AfterEach
-    void stop() {
-        agent.close();
-        imds.close();
     }
 
     @Test
@@ -76,7 +61,7 @@ class ApprovalPortLimitsTest {
                 .header("X-Bridge-Timestamp", ts).header("X-Bridge-Signature", ApprovalClient.sign(SECRET, ts, body))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build());
         assertThat(answer.statusCode()).isEqualTo(200);
-        assertThat(imds.startRequests()).hasSize(1);
+        assertThat(fixture.imds().startRequests()).hasSize(1);
     }
 
     @Test
