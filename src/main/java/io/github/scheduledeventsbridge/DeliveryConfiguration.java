@@ -18,6 +18,8 @@ import io.github.scheduledeventsbridge.delivery.WebhookFormats;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
+import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridAuthorization;
+import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridRequests;
 import io.github.scheduledeventsbridge.delivery.email.EmailSink;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
@@ -51,6 +53,8 @@ public class DeliveryConfiguration implements CamelConfiguration {
     final EventHubsBatch eventHubsBatch = new EventHubsBatch();
     @BindToRegistry
     final SpoolContent spoolContent = new SpoolContent();
+    @BindToRegistry
+    final EventGridRequests eventGridRequests = new EventGridRequests();
 
     @BindToRegistry
     public SinkRegistry sinkRegistry(BridgeSettings settings, VmIdentity identity, Spool spool) {
@@ -113,6 +117,14 @@ public class DeliveryConfiguration implements CamelConfiguration {
     @BindToRegistry
     public WebhookSigner webhookSigner(BridgeSettings settings, Clock clock) {
         return new WebhookSigner(settings.webhook().secret(), clock);
+    }
+
+    /** Event Grid topics: the topic key when set, else the VM's managed identity. */
+    @BindToRegistry
+    public EventGridAuthorization eventGridAuthorization(BridgeSettings settings) {
+        return new EventGridAuthorization(settings.webhook().eventGridKey(), resource -> {
+            throw new java.io.IOException("no managed identity token client");
+        });
     }
 
     @BindToRegistry
