@@ -117,7 +117,7 @@ public class BridgeConfiguration implements CamelConfiguration {
             if (!settings.simulator().enabled()) {
                 return settings;
             }
-            for (String key : List.of("bridge.imds.url", "bridge.imds.instance-url")) {
+            for (String key : List.of("bridge.imds.url", "bridge.imds.instance-url", "bridge.imds.identity-url")) {
                 String origin = sources.origin(key);
                 // A copy of the defaults (./config/application.properties in the repository) is not a choice.
                 boolean explicit = !properties.resolveProperty(key).orElse("")
@@ -189,6 +189,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         LOG.info("Built-in IMDS simulator listening on {} ({}x speed)", simulator.scheduledEventsUri(),
                 settings.simulator().speed());
         return Map.of("bridge.imds.url", simulator.scheduledEventsUri().toString(),
-                "bridge.imds.instance-url", simulator.instanceComputeUri().toString());
+                "bridge.imds.instance-url", simulator.instanceComputeUri().toString(),
+                "bridge.imds.identity-url", simulator.identityTokenUri().toString());
     }
 }
