@@ -147,7 +147,7 @@ public class BridgeConfiguration implements CamelConfiguration {
     /** What a peer's answer must never show in a log or a dead letter's reason, should it echo it back. */
     private static void rememberSecrets(BridgeSettings settings) {
         List.of(settings.webhook().secret(), settings.approval().secret(), settings.email().password(),
-                settings.management().password()).forEach(Redaction::secret);
+                settings.management().password(), settings.webhook().eventGridKey()).forEach(Redaction::secret);
         settings.webhook().targets().forEach(target -> Redaction.secretsOf(target.url()));
         for (String part : settings.eventHubs().connectionString().split(";")) {
             if (part.regionMatches(true, 0, "SharedAccessKey=", 0, "SharedAccessKey=".length())) {

@@ -18,6 +18,8 @@ import io.github.scheduledeventsbridge.delivery.WebhookFormats;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
+import io.github.scheduledeventsbridge.config.SettingsReader;
+import io.github.scheduledeventsbridge.delivery.eventgrid.AccessTokens;
 import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridAuthorization;
 import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridRequests;
 import io.github.scheduledeventsbridge.delivery.email.EmailSink;
@@ -26,6 +28,8 @@ import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogWriter;
 import io.github.scheduledeventsbridge.health.StorageHealth;
+import io.github.scheduledeventsbridge.identity.IdentitySettings;
+import io.github.scheduledeventsbridge.identity.ManagedIdentityTokens;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import org.apache.camel.BindToRegistry;
 import org.apache.camel.CamelConfiguration;
@@ -119,11 +123,24 @@ public class DeliveryConfiguration implements CamelConfiguration {
         return new WebhookSigner(settings.webhook().secret(), clock);
     }
 
-    /** Event Grid topics: the topic key when set, else the VM's managed identity. */
+    /**
+     * Event Grid topics: the topic key when set, else tokens of the VM's managed identity from
+     * bridge.imds.identity-url (the simulator's when it runs), asked only when a topic needs one.
+     */
     @BindToRegistry
-    public EventGridAuthorization eventGridAuthorization(BridgeSettings settings) {
-        return new EventGridAuthorization(settings.webhook().eventGridKey(), resource -> {
-            throw new java.io.IOException("no managed identity token client");
+    public EventGridAuthorization eventGridAuthorization(CamelContext context, BridgeSettings settings, Clock clock) {
+        String clientId = settings.webhook().eventGridClientId();
+        return new EventGridAuthorization(settings.webhook().eventGridKey(), new AccessTokens() {
+            private ManagedIdentityTokens tokens;
+
+            @Override
+            public synchronized String token(String resource) throws java.io.IOException {
+                if (tokens == null) {
+                    tokens = new ManagedIdentityTokens(IdentitySettings.read(new SettingsReader(
+                            key -> context.getPropertiesComponent().resolveProperty(key).orElse(null))), clock);
+                }
+                return tokens.token(resource, clientId).value();
+            }
         });
     }
 

@@ -15,20 +15,23 @@ import java.util.Map;
  * messages each target is sent at a time ({@code concurrency}, each for another event).
  */
 public record WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter, int concurrency,
-                              String eventGridKey) {
+                              String eventGridKey, String eventGridClientId) {
 
-    /** The Event Grid topics' access key (sent as {@code aeg-sas-key}); empty: the VM's managed identity. */
+    /**
+     * The Event Grid topics' access key (sent as {@code aeg-sas-key}); empty: the VM's managed identity, the
+     * user-assigned one whose client id is {@code bridge.eventgrid.client-id}, or else the system-assigned one.
+     */
     public static final String EVENT_GRID_KEY = "bridge.eventgrid.key";
 
     /** A target is never sent more than this many messages at a time. */
     static final int MAX_CONCURRENCY = 32;
 
     public WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter) {
-        this(targets, secret, filter, 1, "");
+        this(targets, secret, filter, 1, "", "");
     }
 
     public WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter, int concurrency) {
-        this(targets, secret, filter, concurrency, "");
+        this(targets, secret, filter, concurrency, "", "");
     }
 
     public static WebhookSettings read(SettingsReader r) {
@@ -39,7 +42,7 @@ public record WebhookSettings(List<WebhookTarget> targets, String secret, Filter
         }
         return new WebhookSettings(targets(r, "bridge.webhook.urls"), r.string("bridge.webhook.secret", ""),
                 FilterSettings.read(r, "bridge.webhook.filter", "", ""), (int) concurrency,
-                r.string(EVENT_GRID_KEY, "").strip());
+                r.string(EVENT_GRID_KEY, "").strip(), r.string("bridge.eventgrid.client-id", "").strip());
     }
 
     public List<URI> urls() {
