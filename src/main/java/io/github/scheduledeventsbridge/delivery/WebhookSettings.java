@@ -77,11 +77,22 @@ public record WebhookSettings(List<WebhookTarget> targets, String secret, Filter
         return targets;
     }
 
+    private static boolean loopback(String host) {
+        String h = host.toLowerCase(Locale.ROOT);
+        return h.equals("localhost") || h.startsWith("127.") || h.equals("[::1]");
+    }
+
     private static WebhookTarget target(String key, String value) {
         for (WebhookFormat format : WebhookFormat.values()) {
             String prefix = format.prefix();
             if (value.toLowerCase(Locale.ROOT).startsWith(prefix)) {
-                return new WebhookTarget(SettingsReader.parseHttpUrl(key, value.substring(prefix.length())), format);
+                URI url = SettingsReader.parseHttpUrl(key, value.substring(prefix.length()));
+                if (format.eventGrid() && !url.getScheme().equalsIgnoreCase("https") && !loopback(url.getHost())) {
+                    // Its key or token would cross the network readable.
+                    throw new BadConfigurationException(key, "an Event Grid topic is reached over https://, not "
+                            + url.getScheme() + "://" + url.getHost());
+                }
+                return new WebhookTarget(url, format);
             }
         }
         URI url = SettingsReader.parseHttpUrl(key, value);
