@@ -130,6 +130,12 @@ public class DeliveryConfiguration implements CamelConfiguration {
     @BindToRegistry
     public EventGridAuthorization eventGridAuthorization(CamelContext context, BridgeSettings settings, Clock clock) {
         String clientId = settings.webhook().eventGridClientId();
+        if (settings.webhook().hasEventGridTargets()) {
+            org.slf4j.LoggerFactory.getLogger(EventGridAuthorization.class).info("Event Grid topics: authenticated with {}",
+                    !settings.webhook().eventGridKey().isEmpty() ? "the topic key (bridge.eventgrid.key)"
+                            : clientId.isEmpty() ? "the VM's system-assigned managed identity"
+                            : "the VM's user-assigned managed identity " + clientId);
+        }
         return new EventGridAuthorization(settings.webhook().eventGridKey(), new AccessTokens() {
             private ManagedIdentityTokens tokens;
 
