@@ -194,6 +194,24 @@ class EventGridSinkTest extends ScriptedImdsAgentTest {
         }
     }
 
+    /** One machine runs it all: the built-in simulator is the IMDS and answers the identity endpoint too. */
+    @Test
+    void withTheSimulatorTheTopicGetsATokenForEventGridFromItsIdentityEndpoint() throws Exception {
+        try (WebhookReceiver topic = WebhookReceiver.start(null);
+             InProcessAgent agent = InProcessAgent.builder(state).with("bridge.simulator.enabled", "true")
+                     .with("bridge.simulator.scenarios", "freeze").with("bridge.simulator.loop", "false")
+                     .with("bridge.webhook.urls", "eventgrid:" + topic.url("/api/events")).start()) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> !topic.delivered().isEmpty());
+            Request first = topic.delivered().get(0);
+            assertThat(first.authorization()).startsWith("Bearer ");
+            String[] jwt = first.authorization().substring("Bearer ".length()).split("\\.");
+            JsonNode claims = MAPPER.readTree(java.util.Base64.getUrlDecoder().decode(jwt[1]));
+            assertThat(claims.path("aud").asText()).isEqualTo("https://eventgrid.azure.net");
+            assertThat(EventGridEvent.fromString(first.body())).isNotEmpty()
+                    .allSatisfy(e -> assertThat(e.getEventType()).startsWith("io.github.scheduledeventsbridge."));
+        }
+    }
+
     private static List<EventGridEvent> received(WebhookReceiver topic) {
         List<EventGridEvent> events = new ArrayList<>();
         for (Request request : topic.delivered()) {
