@@ -117,7 +117,7 @@ public class BridgeConfiguration implements CamelConfiguration {
             if (!settings.simulator().enabled()) {
                 return settings;
             }
-            for (String key : List.of("bridge.imds.url", "bridge.imds.instance-url")) {
+            for (String key : List.of("bridge.imds.url", "bridge.imds.instance-url", "bridge.imds.identity-url")) {
                 String origin = sources.origin(key);
                 // A copy of the defaults (./config/application.properties in the repository) is not a choice.
                 boolean explicit = !properties.resolveProperty(key).orElse("")
@@ -147,7 +147,7 @@ public class BridgeConfiguration implements CamelConfiguration {
     /** What a peer's answer must never show in a log or a dead letter's reason, should it echo it back. */
     private static void rememberSecrets(BridgeSettings settings) {
         List.of(settings.webhook().secret(), settings.approval().secret(), settings.email().password(),
-                settings.management().password()).forEach(Redaction::secret);
+                settings.management().password(), settings.webhook().eventGridKey()).forEach(Redaction::secret);
         settings.webhook().targets().forEach(target -> Redaction.secretsOf(target.url()));
         for (String part : settings.eventHubs().connectionString().split(";")) {
             if (part.regionMatches(true, 0, "SharedAccessKey=", 0, "SharedAccessKey=".length())) {
@@ -189,6 +189,7 @@ public class BridgeConfiguration implements CamelConfiguration {
         LOG.info("Built-in IMDS simulator listening on {} ({}x speed)", simulator.scheduledEventsUri(),
                 settings.simulator().speed());
         return Map.of("bridge.imds.url", simulator.scheduledEventsUri().toString(),
-                "bridge.imds.instance-url", simulator.instanceComputeUri().toString());
+                "bridge.imds.instance-url", simulator.instanceComputeUri().toString(),
+                "bridge.imds.identity-url", simulator.identityTokenUri().toString());
     }
 }

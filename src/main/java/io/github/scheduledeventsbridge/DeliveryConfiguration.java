@@ -18,12 +18,18 @@ import io.github.scheduledeventsbridge.delivery.WebhookFormats;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
+import io.github.scheduledeventsbridge.config.SettingsReader;
+import io.github.scheduledeventsbridge.delivery.eventgrid.AccessTokens;
+import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridAuthorization;
+import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridRequests;
 import io.github.scheduledeventsbridge.delivery.email.EmailSink;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogWriter;
 import io.github.scheduledeventsbridge.health.StorageHealth;
+import io.github.scheduledeventsbridge.identity.IdentitySettings;
+import io.github.scheduledeventsbridge.identity.ManagedIdentityTokens;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import org.apache.camel.BindToRegistry;
 import org.apache.camel.CamelConfiguration;
@@ -51,6 +57,8 @@ public class DeliveryConfiguration implements CamelConfiguration {
     final EventHubsBatch eventHubsBatch = new EventHubsBatch();
     @BindToRegistry
     final SpoolContent spoolContent = new SpoolContent();
+    @BindToRegistry
+    final EventGridRequests eventGridRequests = new EventGridRequests();
 
     @BindToRegistry
     public SinkRegistry sinkRegistry(BridgeSettings settings, VmIdentity identity, Spool spool) {
@@ -113,6 +121,33 @@ public class DeliveryConfiguration implements CamelConfiguration {
     @BindToRegistry
     public WebhookSigner webhookSigner(BridgeSettings settings, Clock clock) {
         return new WebhookSigner(settings.webhook().secret(), clock);
+    }
+
+    /**
+     * Event Grid topics: the topic key when set, else tokens of the VM's managed identity from
+     * bridge.imds.identity-url (the simulator's when it runs), asked only when a topic needs one.
+     */
+    @BindToRegistry
+    public EventGridAuthorization eventGridAuthorization(CamelContext context, BridgeSettings settings, Clock clock) {
+        String clientId = settings.webhook().eventGridClientId();
+        if (settings.webhook().hasEventGridTargets()) {
+            org.slf4j.LoggerFactory.getLogger(EventGridAuthorization.class).info("Event Grid topics: authenticated with {}",
+                    !settings.webhook().eventGridKey().isEmpty() ? "the topic key (bridge.eventgrid.key)"
+                            : clientId.isEmpty() ? "the VM's system-assigned managed identity"
+                            : "the VM's user-assigned managed identity " + clientId);
+        }
+        return new EventGridAuthorization(settings.webhook().eventGridKey(), new AccessTokens() {
+            private ManagedIdentityTokens tokens;
+
+            @Override
+            public synchronized String token(String resource) throws java.io.IOException {
+                if (tokens == null) {
+                    tokens = new ManagedIdentityTokens(IdentitySettings.read(new SettingsReader(
+                            key -> context.getPropertiesComponent().resolveProperty(key).orElse(null))), clock);
+                }
+                return tokens.token(resource, clientId).value();
+            }
+        });
     }
 
     @BindToRegistry

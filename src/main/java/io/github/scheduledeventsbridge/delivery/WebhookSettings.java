@@ -14,13 +14,24 @@ import java.util.Map;
  * The webhook targets, the key their messages are signed with, which transitions they get, and how many
  * messages each target is sent at a time ({@code concurrency}, each for another event).
  */
-public record WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter, int concurrency) {
+public record WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter, int concurrency,
+                              String eventGridKey, String eventGridClientId) {
+
+    /**
+     * The Event Grid topics' access key (sent as {@code aeg-sas-key}); empty: the VM's managed identity, the
+     * user-assigned one whose client id is {@code bridge.eventgrid.client-id}, or else the system-assigned one.
+     */
+    public static final String EVENT_GRID_KEY = "bridge.eventgrid.key";
 
     /** A target is never sent more than this many messages at a time. */
     static final int MAX_CONCURRENCY = 32;
 
     public WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter) {
-        this(targets, secret, filter, 1);
+        this(targets, secret, filter, 1, "", "");
+    }
+
+    public WebhookSettings(List<WebhookTarget> targets, String secret, FilterSettings filter, int concurrency) {
+        this(targets, secret, filter, concurrency, "", "");
     }
 
     public static WebhookSettings read(SettingsReader r) {
@@ -30,11 +41,17 @@ public record WebhookSettings(List<WebhookTarget> targets, String secret, Filter
                     concurrency + " is more than " + MAX_CONCURRENCY);
         }
         return new WebhookSettings(targets(r, "bridge.webhook.urls"), r.string("bridge.webhook.secret", ""),
-                FilterSettings.read(r, "bridge.webhook.filter", "", ""), (int) concurrency);
+                FilterSettings.read(r, "bridge.webhook.filter", "", ""), (int) concurrency,
+                r.string(EVENT_GRID_KEY, "").strip(), r.string("bridge.eventgrid.client-id", "").strip());
     }
 
     public List<URI> urls() {
         return targets.stream().map(WebhookTarget::url).toList();
+    }
+
+    /** Whether a target is an Event Grid topic. */
+    public boolean hasEventGridTargets() {
+        return targets.stream().anyMatch(t -> t.format().eventGrid());
     }
 
     @Override
@@ -42,7 +59,10 @@ public record WebhookSettings(List<WebhookTarget> targets, String secret, Filter
         return "webhooks " + targets;
     }
 
-    /** {@code [slack:|teams:|cloudevents:]https://…}; Slack and Teams URLs are also recognised by host. */
+    /**
+     * {@code [slack:|teams:|cloudevents:|eventgrid:|eventgrid-cloudevents:]https://…}; Slack and Teams URLs are also
+     * recognised by host, Event Grid topics only by their prefix.
+     */
     static List<WebhookTarget> targets(SettingsReader r, String key) {
         List<WebhookTarget> targets = Arrays.stream(r.string(key, "").split(","))
                 .map(String::trim).filter(s -> !s.isEmpty())
@@ -57,11 +77,22 @@ public record WebhookSettings(List<WebhookTarget> targets, String secret, Filter
         return targets;
     }
 
+    private static boolean loopback(String host) {
+        String h = host.toLowerCase(Locale.ROOT);
+        return h.equals("localhost") || h.startsWith("127.") || h.equals("[::1]");
+    }
+
     private static WebhookTarget target(String key, String value) {
         for (WebhookFormat format : WebhookFormat.values()) {
-            String prefix = format.name().toLowerCase(Locale.ROOT) + ":";
+            String prefix = format.prefix();
             if (value.toLowerCase(Locale.ROOT).startsWith(prefix)) {
-                return new WebhookTarget(SettingsReader.parseHttpUrl(key, value.substring(prefix.length())), format);
+                URI url = SettingsReader.parseHttpUrl(key, value.substring(prefix.length()));
+                if (format.eventGrid() && !url.getScheme().equalsIgnoreCase("https") && !loopback(url.getHost())) {
+                    // Its key or token would cross the network readable.
+                    throw new BadConfigurationException(key, "an Event Grid topic is reached over https://, not "
+                            + url.getScheme() + "://" + url.getHost());
+                }
+                return new WebhookTarget(url, format);
             }
         }
         URI url = SettingsReader.parseHttpUrl(key, value);

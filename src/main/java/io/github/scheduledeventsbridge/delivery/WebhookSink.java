@@ -16,7 +16,8 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
- * The webhook sinks, one per target: lane from routes/sink-lane.yaml, attempts from routes/webhook-sink.yaml.
+ * The webhook sinks, one per target: lane from routes/sink-lane.yaml, attempts from routes/webhook-sink.yaml (an
+ * Event Grid topic's from routes/eventgrid-sink.yaml).
  * A target's spool is named {@code webhook-} + a hash of its {@link WebhookTarget#identity() identity} (no query,
  * no credentials), so rotating a token keeps its waiting messages; targets that differ only in their query are
  * told apart by it.
@@ -24,6 +25,8 @@ import java.util.stream.Collectors;
 public final class WebhookSink {
 
     private static final Logger LOG = LoggerFactory.getLogger(WebhookSink.class);
+    /** The one-attempt route of an Event Grid topic (routes/eventgrid-sink.yaml). */
+    public static final String EVENT_GRID_ATTEMPT = "direct:eventgrid-attempt";
 
     private WebhookSink() {
     }
@@ -48,8 +51,14 @@ public final class WebhookSink {
             }
             String id = "webhook-" + shortHash(target.identity(ambiguous));
             legacySpoolIds.put(legacyId(target), id);
-            sinks.add(new Sink(id, "webhook " + target + ", " + filter, "direct:webhook-attempt",
-                    target, filter, false, concurrency));
+            if (target.format().eventGrid()) {
+                // A topic takes events in batches (up to 1 MB a request): each document's transitions together,
+                // in one lane (routes/eventgrid-sink.yaml).
+                sinks.add(new Sink(id, "webhook " + target + ", " + filter, EVENT_GRID_ATTEMPT, target, filter, true, 1));
+            } else {
+                sinks.add(new Sink(id, "webhook " + target + ", " + filter, "direct:webhook-attempt",
+                        target, filter, false, concurrency));
+            }
         }
         return sinks;
     }

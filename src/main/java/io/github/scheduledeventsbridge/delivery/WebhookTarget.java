@@ -12,7 +12,8 @@ import static io.github.scheduledeventsbridge.logging.Redaction.redact;
 public record WebhookTarget(URI url, WebhookFormat format) implements Sink.Target {
     @Override
     public String toString() {
-        return format.name().toLowerCase(Locale.ROOT) + " " + redact(url.toString());
+        String prefix = format.prefix();
+        return prefix.substring(0, prefix.length() - 1) + " " + redact(url.toString());
     }
 
     /** Where requests go: the URL exactly as configured (query and its encoding untouched) minus {@code user:password@}. */

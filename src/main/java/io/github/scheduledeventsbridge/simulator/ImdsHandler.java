@@ -11,6 +11,7 @@ import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,7 @@ final class ImdsHandler extends Handler.Abstract {
 
     static final String SCHEDULED_EVENTS_PATH = "/metadata/scheduledevents";
     static final String COMPUTE_PATH = "/metadata/instance/compute";
+    static final String IDENTITY_PATH = "/metadata/identity/oauth2/token";
     static final int MAX_BODY_BYTES = 64 * 1024;
 
     private static final Set<String> SCHEDULED_EVENTS_VERSIONS = Set.of(
@@ -38,11 +40,13 @@ final class ImdsHandler extends Handler.Abstract {
 
     final SimulatedEvents events;
     final AtomicLong notModifiedServed = new AtomicLong();
+    final SimulatedTokens tokens;
     /** Instance metadata by path; vmId is derived from the name so it is stable across runs. */
     private final Map<String, String> instance;
 
-    ImdsHandler(SimulatedEvents events, String vmName) {
+    ImdsHandler(SimulatedEvents events, String vmName, SimulatedTokens tokens) {
         this.events = events;
+        this.tokens = tokens;
         ObjectNode compute = JSON.createObjectNode().put("name", vmName)
                 .put("vmId", UUID.nameUUIDFromBytes(("imds-simulator/" + vmName).getBytes(StandardCharsets.UTF_8)).toString())
                 .put("resourceId", "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/sim-rg"
@@ -71,7 +75,8 @@ final class ImdsHandler extends Handler.Abstract {
         }
         String path = request.getHttpURI().getPath();
         boolean scheduledEvents = SCHEDULED_EVENTS_PATH.equals(path);
-        if (!scheduledEvents && !instance.containsKey(path)) {
+        boolean identity = IDENTITY_PATH.equals(path);
+        if (!scheduledEvents && !identity && !instance.containsKey(path)) {
             return error(404, "Not found");
         }
         List<String> methods = scheduledEvents ? List.of("GET", "POST") : List.of("GET");
@@ -80,9 +85,12 @@ final class ImdsHandler extends Handler.Abstract {
             return error(405, "Method not allowed");
         }
         String version;
+        Fields query;
         try {
-            version = Request.extractQueryParameters(request).getValue("api-version");
+            query = Request.extractQueryParameters(request);
+            version = query.getValue("api-version");
         } catch (BadMessageException malformed) { // bad %-encoding: answered as an invalid version
+            query = new Fields();
             version = "";
         }
         if (version == null) {
@@ -90,6 +98,9 @@ final class ImdsHandler extends Handler.Abstract {
         }
         if (scheduledEvents ? !SCHEDULED_EVENTS_VERSIONS.contains(version) : !version.matches("\\d{4}-\\d{2}-\\d{2}")) {
             return error(400, BAD_VERSION.formatted("is invalid"));
+        }
+        if (identity) {
+            return tokens.answer(query.getValue("resource"), query.getValue("client_id"));
         }
         if (!scheduledEvents) {
             return new Answer(200, instance.get(path));
@@ -128,11 +139,11 @@ final class ImdsHandler extends Handler.Abstract {
         return requests.isArray() && !eventIds.contains(null) ? eventIds : List.of();
     }
 
-    private static Answer error(int status, String message) {
+    static Answer error(int status, String message) {
         return new Answer(status, HttpPort.errorJson(message));
     }
 
     /** An answer; a null json means an empty body. */
-    private record Answer(int status, String json) {
+    record Answer(int status, String json) {
     }
 }

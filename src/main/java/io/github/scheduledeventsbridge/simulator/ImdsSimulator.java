@@ -41,7 +41,8 @@ public final class ImdsSimulator implements AutoCloseable {
             throw new IllegalStateException("ImdsSimulator can be started only once");
         }
         ImdsHandler handler = new ImdsHandler(new SimulatedEvents(options.clock(), options.speed(), options.vmName(),
-                options.scenarios().stream().map(Scenario::named).toList(), options.loop()), options.vmName());
+                options.scenarios().stream().map(Scenario::named).toList(), options.loop()), options.vmName(),
+                new SimulatedTokens(options.clock(), options.vmName()));
         HttpPort server = new HttpPort("imds-simulator", options.host(), options.port(), LIMITS, 2, handler);
         try {
             server.start();
@@ -75,6 +76,21 @@ public final class ImdsSimulator implements AutoCloseable {
     /** {@code http://host:port/metadata/instance/compute}, without the api-version query. */
     public URI instanceComputeUri() {
         return uri(ImdsHandler.COMPUTE_PATH);
+    }
+
+    /** {@code http://host:port/metadata/identity/oauth2/token}: the managed identity's tokens, without a query. */
+    public URI identityTokenUri() {
+        return uri(ImdsHandler.IDENTITY_PATH);
+    }
+
+    /** How many tokens the identity endpoint handed out. */
+    public long tokensServed() {
+        return running().handler().tokens.served.get();
+    }
+
+    /** Makes the identity endpoint answer every request with {@code status} (400: no such identity); 0 ends it. */
+    public void failTokens(int status) {
+        running().handler().tokens.failWith(status);
     }
 
     /** The DocumentIncarnation a GET would serve now. */

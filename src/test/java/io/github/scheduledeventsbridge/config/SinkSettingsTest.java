@@ -41,6 +41,22 @@ class SinkSettingsTest {
     }
 
     @Test
+    void eventGridTopicsComeOnlyFromTheirPrefixAndOverHttps() {
+        var targets = read("bridge.webhook.urls", "eventgrid:https://t.westeurope-1.eventgrid.azure.net/api/events, "
+                + "EventGrid-CloudEvents:https://c.westeurope-1.eventgrid.azure.net/api/events, "
+                + "https://t2.westeurope-1.eventgrid.azure.net/api/events, eventgrid:http://127.0.0.1:8443/api/events",
+                "bridge.eventgrid.key", "the-topic-key").webhook();
+        assertThat(targets.targets()).extracting(WebhookTarget::format).containsExactly(WebhookFormat.EVENTGRID,
+                WebhookFormat.EVENTGRID_CLOUDEVENTS, WebhookFormat.CLOUDEVENTS, WebhookFormat.EVENTGRID);
+        assertThat(targets.targets().get(1).toString()).startsWith("eventgrid-cloudevents https://c.westeurope-1");
+        assertThat(targets.eventGridKey()).isEqualTo("the-topic-key");
+        assertThat(targets.toString()).doesNotContain("the-topic-key");
+        rejects("bridge.webhook.urls", "eventgrid:http://t.westeurope-1.eventgrid.azure.net/api/events",
+                "an Event Grid topic is reached over https://");
+        assertThat(read().webhook().eventGridKey()).isEmpty();
+    }
+
+    @Test
     void aPrefixedUrlIsStillChecked() {
         rejects("bridge.webhook.urls", "slack:ftp://x", "not an http(s) URL");
     }

@@ -22,7 +22,14 @@ public final class WebhookReceiver implements AutoCloseable {
 
     public record Request(String contentType, String timestamp, String signature, boolean signatureValid,
                           String body, JsonNode json, int answer, String method, String path, String rawQuery,
-                          String authorization, java.time.Instant receivedAt, String userAgent) {
+                          String authorization, java.time.Instant receivedAt, String userAgent,
+                          java.util.Map<String, List<String>> headers) {
+        /** A request header by name (any case), or null. */
+        public String header(String name) {
+            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
+                    .map(e -> e.getValue().get(0)).findFirst().orElse(null);
+        }
+
         public String id() {
             return json.path("id").asText();
         }
@@ -182,7 +189,8 @@ public final class WebhookReceiver implements AutoCloseable {
                         new String(body, StandardCharsets.UTF_8), json, status, exchange.getRequestMethod(),
                         exchange.getRequestURI().getRawPath(), exchange.getRequestURI().getRawQuery(),
                         exchange.getRequestHeaders().getFirst("Authorization"), java.time.Instant.now(),
-                        exchange.getRequestHeaders().getFirst("User-Agent")));
+                        exchange.getRequestHeaders().getFirst("User-Agent"),
+                        java.util.Map.copyOf(exchange.getRequestHeaders())));
             }
             if (retryAfter != null) {
                 exchange.getResponseHeaders().add("Retry-After", retryAfter);
