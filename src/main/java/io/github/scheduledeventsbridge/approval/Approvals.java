@@ -25,6 +25,19 @@ import java.util.Set;
 public final class Approvals {
 
     private static final Logger LOG = LoggerFactory.getLogger(Approvals.class);
+    /**
+     * The way in for an approval whose sender its channel has verified (signature, timestamp, replay: the channel's
+     * job): send it a {@link VerifiedApproval} (the body, {@code {"EventId": …}} or {@code {"StartRequests": [{"EventId":
+     * …}, …]}}, and its {@link ApprovalOrigin}) with a request-reply call, e.g.
+     * {@code template.requestBody(Approvals.ENTRY_POINT, approval, ApprovalOutcome.class)}. The answer is an
+     * {@link ApprovalOutcome}: {@code Approved} (IMDS accepted, the Approved transitions recorded), {@code Refused}
+     * (never to be approved as asked: not an approval, not listed, not Scheduled, or already approved by this agent, so
+     * a message seen twice is refused the second time and never reaches IMDS again) or {@code Failed} (IMDS could not be
+     * reached or did not answer 200: nothing approved, ask again later). Audited and counted here. An exception instead
+     * (Camel not running: at start or stop) is "for now" too. Safe to call from
+     * several threads. Without the remote API's secret too.
+     */
+    public static final String ENTRY_POINT = "direct:approve";
     /** The 409's reason when every EventId asked for was approved by this agent before (docs/approvals.md). */
     public static final String ALREADY_APPROVED = "already approved by this agent";
 

@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.approval.ApprovalOrigin;
 import io.github.scheduledeventsbridge.approval.ApprovalOutcome;
+import io.github.scheduledeventsbridge.approval.Approvals;
 import io.github.scheduledeventsbridge.approval.VerifiedApproval;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.testing.Docs;
@@ -36,7 +37,7 @@ class ApprovalEntryPointTest {
     Path state;
 
     private static ApprovalOutcome approve(ProducerTemplate template, String body, String messageId) {
-        return template.requestBody("direct:approve", new VerifiedApproval(body.getBytes(StandardCharsets.UTF_8),
+        return template.requestBody(Approvals.ENTRY_POINT, new VerifiedApproval(body.getBytes(StandardCharsets.UTF_8),
                 new ApprovalOrigin.Queue("approvals", messageId)), ApprovalOutcome.class);
     }
 
