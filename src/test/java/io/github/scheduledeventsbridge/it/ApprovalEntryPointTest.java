@@ -112,6 +112,11 @@ class ApprovalEntryPointTest {
         try (ScriptedImds imds = new ScriptedImds()) {
             imds.serve(Docs.document(7, Docs.scheduled(SCHEDULED, "Freeze", "Mon, 11 Apr 2022 22:26:58 GMT", "WestNO_0")));
             try (InProcessAgent agent = InProcessAgent.builder(state).imds(imds).start()) {
+                MeterRegistry registry = agent.context().getRegistry().findSingleByType(MeterRegistry.class);
+                for (String outcome : List.of("approved", "auto-approved", "auto-failed")) {
+                    assertThat(registry.find("bridge.approvals").tag("outcome", outcome).counter())
+                            .as(outcome + " present (at 0) from the start").isNotNull();
+                }
                 TransitionJournal journal = agent.bean("journal", TransitionJournal.class);
                 await().atMost(Duration.ofSeconds(20)).until(() -> journal.lastDocument().find(SCHEDULED).isPresent());
                 imds.close();
