@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The approval port: the agent's one HTTP stack ({@link HttpPort}) in front of the {@code direct:approval-*} routes,
  * every byte bounded before Camel sees it (docs/security.md); every answer is JSON and closes the connection. The
- * route sees the raw body, the two signature headers and the client's address, nothing else the client sent; the
- * checks that decide stay in the routes and {@link ApprovalGate}.
+ * route gets a {@link SignedApproval} (the raw body, the two signature headers and the client's address, nothing else
+ * the client sent) and answers an {@link ApprovalReply}; the checks that decide stay in the routes, {@link ApprovalGate}
+ * and {@link Approvals}.
  */
 public final class ApprovalServer extends Handler.Abstract implements HttpPort.Observer {
 
