@@ -95,6 +95,13 @@ class ApprovalApiTest {
         WebhookReceiver.Request approved = webhook.delivered().stream()
                 .filter(r -> r.transition().equals("Approved")).findFirst().orElseThrow();
         assertThat(approved.json().path("data").path("eventStatus").asText()).isEqualTo("Scheduled");
+        assertThat(counted("approved")).as("bridge_approvals_total{outcome=approved}, once").isEqualTo(1.0);
+    }
+
+    private double counted(String outcome) {
+        var counter = agent.context().getRegistry().findSingleByType(io.micrometer.core.instrument.MeterRegistry.class)
+                .find("bridge.approvals").tag("outcome", outcome).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     @Test
@@ -155,6 +162,7 @@ class ApprovalApiTest {
             imds.close();
             assertThat(client.approve("{\"StartRequests\":[{\"EventId\":\"" + SCHEDULED + "\"}]}").statusCode()).isEqualTo(502);
             assertThat(webhook.transitionsOf(SCHEDULED)).doesNotContain("Approved");
+            assertThat(counted("502")).as("each counted once").isEqualTo(3.0);
             // The audit names the client even after the call to IMDS (which starts from a clean set of headers).
             assertThat(log.lines()).filteredOn(l -> l.contains("refused with 502")).hasSize(3)
                     .allMatch(l -> l.startsWith("WARN Approval request from 127.0.0.1 for ["), "names the client");
