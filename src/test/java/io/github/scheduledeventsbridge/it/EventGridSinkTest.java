@@ -7,11 +7,12 @@ import com.sun.net.httpserver.HttpServer;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;
 import io.github.scheduledeventsbridge.testing.LogCapture;
-import io.github.scheduledeventsbridge.testing.ScriptedImdsAgentTest;
+import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver.Answer;
 import io.github.scheduledeventsbridge.testing.WebhookReceiver.Request;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static io.github.scheduledeventsbridge.testing.Docs.A;
+import static io.github.scheduledeventsbridge.testing.Docs.B;
+import static io.github.scheduledeventsbridge.testing.Docs.NOT_BEFORE;
+import static io.github.scheduledeventsbridge.testing.Docs.scheduled;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -29,7 +34,10 @@ import static org.awaitility.Awaitility.await;
  * Event Grid topics as sinks, over real sockets: a loopback receiver is the topic, and every Event Grid schema
  * request is read with Azure's own client (EventGridEvent.fromString).
  */
-class EventGridSinkTest extends ScriptedImdsAgentTest {
+class EventGridSinkTest {
+
+    @RegisterExtension
+    final AgentFixture fixture = AgentFixture.scriptedImds().webhookSecret("s");
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     /** Shaped like a topic key (base64 of 32 bytes). */
@@ -41,8 +49,8 @@ class EventGridSinkTest extends ScriptedImdsAgentTest {
         try (WebhookReceiver topic = WebhookReceiver.start(null); LogCapture log = LogCapture.install()) {
             // The first request is refused as an unknown key would be (401): retried as any webhook's 4xx.
             topic.script(json -> Answer.of(attempts.incrementAndGet() == 1 ? 401 : 200));
-            imds.serve(Docs.document(2, scheduled(A)));
-            try (InProcessAgent agent = agent("eventgrid:" + topic.url("/api/events"),
+            fixture.imds().serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent agent = fixture.postingTo("eventgrid:" + topic.url("/api/events"),
                     "eventgrid-cloudevents:" + topic.url("/api/cloudevents"))
                     .with("bridge.eventgrid.key", KEY).with("bridge.delivery.initial-backoff", "100").start()) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> topic.delivered().size() == 2);
@@ -87,8 +95,8 @@ class EventGridSinkTest extends ScriptedImdsAgentTest {
                 exchange.close();
             });
             moved.start();
-            imds.serve(Docs.document(2, scheduled(A)));
-            try (InProcessAgent agent = agent("eventgrid:http://127.0.0.1:" + moved.getAddress().getPort() + "/api/events")
+            fixture.imds().serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent agent = fixture.postingTo("eventgrid:http://127.0.0.1:" + moved.getAddress().getPort() + "/api/events")
                     .with("bridge.eventgrid.key", KEY).with("bridge.delivery.initial-backoff", "100").start()) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> redirected.get() >= 2);
                 await().atMost(Duration.ofSeconds(10)).until(() -> log.text().contains("HTTP 307"));
@@ -114,8 +122,8 @@ class EventGridSinkTest extends ScriptedImdsAgentTest {
             events.add(Docs.scheduled(id, "Freeze", NOT_BEFORE, resources));
         }
         try (WebhookReceiver topic = WebhookReceiver.start(null)) {
-            imds.serve(Docs.document(2, events.toArray(String[]::new)));
-            try (InProcessAgent agent = agent("eventgrid:" + topic.url("/api/events"))
+            fixture.imds().serve(Docs.document(2, events.toArray(String[]::new)));
+            try (InProcessAgent agent = fixture.postingTo("eventgrid:" + topic.url("/api/events"))
                     .with("bridge.eventgrid.key", KEY).with("bridge.imds.max-document-size", "4194304").start()) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> received(topic).size() >= ids.size());
             }
@@ -131,15 +139,15 @@ class EventGridSinkTest extends ScriptedImdsAgentTest {
     void aTransitionKeepsItsIdWhenItIsSentAgainAfterARestart() throws Exception {
         try (WebhookReceiver topic = WebhookReceiver.start(null)) {
             topic.answerWith(503);
-            imds.serve(Docs.document(2, scheduled(A)));
-            try (InProcessAgent agent = agent("eventgrid:" + topic.url("/api/events"))
+            fixture.imds().serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent agent = fixture.postingTo("eventgrid:" + topic.url("/api/events"))
                     .with("bridge.eventgrid.key", KEY).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> !topic.failedAttempts().isEmpty());
             }
             String before = EventGridEvent.fromString(topic.failedAttempts().get(0).body()).get(0).getId();
             topic.answerWith(200);
             // The same state directory: the message waits in the spool and goes out after the start.
-            try (InProcessAgent agent = agent("eventgrid:" + topic.url("/api/events"))
+            try (InProcessAgent agent = fixture.postingTo("eventgrid:" + topic.url("/api/events"))
                     .with("bridge.eventgrid.key", KEY).start()) {
                 await().atMost(Duration.ofSeconds(20)).until(() -> !topic.delivered().isEmpty());
             }
@@ -172,13 +180,13 @@ class EventGridSinkTest extends ScriptedImdsAgentTest {
         });
         identity.start();
         try (WebhookReceiver topic = WebhookReceiver.start(null); LogCapture log = LogCapture.install()) {
-            imds.serve(Docs.document(2, scheduled(A)));
-            try (InProcessAgent agent = agent("eventgrid:" + topic.url("/api/events"))
+            fixture.imds().serve(Docs.document(2, scheduled(A)));
+            try (InProcessAgent agent = fixture.postingTo("eventgrid:" + topic.url("/api/events"))
                     .with("bridge.imds.identity-url", "http://127.0.0.1:" + identity.getAddress().getPort()
                             + "/metadata/identity/oauth2/token")
                     .with("bridge.delivery.initial-backoff", "100").start()) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> topic.delivered().size() == 1);
-                imds.serve(Docs.document(3, scheduled(A), scheduled(B)));
+                fixture.imds().serve(Docs.document(3, scheduled(A), scheduled(B)));
                 await().atMost(Duration.ofSeconds(30)).until(() -> topic.delivered().size() == 2);
             }
             assertThat(topic.requests()).allSatisfy(r -> {
@@ -198,7 +206,7 @@ class EventGridSinkTest extends ScriptedImdsAgentTest {
     @Test
     void withTheSimulatorTheTopicGetsATokenForEventGridFromItsIdentityEndpoint() throws Exception {
         try (WebhookReceiver topic = WebhookReceiver.start(null);
-             InProcessAgent agent = InProcessAgent.builder(state).with("bridge.simulator.enabled", "true")
+             InProcessAgent agent = InProcessAgent.builder(fixture.state()).with("bridge.simulator.enabled", "true")
                      .with("bridge.simulator.scenarios", "freeze").with("bridge.simulator.loop", "false")
                      .with("bridge.webhook.urls", "eventgrid:" + topic.url("/api/events")).start()) {
             await().atMost(Duration.ofSeconds(60)).until(() -> !topic.delivered().isEmpty());
