@@ -48,7 +48,7 @@ public final class WebhookSink {
             }
             String id = "webhook-" + shortHash(target.identity(ambiguous));
             legacySpoolIds.put(legacyId(target), id);
-            sinks.add(new Sink(id, "webhook " + target + ", " + filter, "direct:webhook-attempt",
+            sinks.add(new Sink(id, target.label(), "webhook " + target + ", " + filter, "direct:webhook-attempt",
                     target, filter, false, concurrency));
         }
         return sinks;

@@ -33,7 +33,7 @@ public final class EventLogSink {
     }
 
     public static Sink create(EventLogSettings settings, Predicate<OutboundEvent> filter) {
-        return new Sink(ID, settings + ", " + filter, "direct:eventlog-attempt", Sink.Target.NONE, filter);
+        return new Sink(ID, settings.label(), settings + ", " + filter, "direct:eventlog-attempt", Sink.Target.NONE, filter, false, 1);
     }
 
     /** Attempt step: the spooled CloudEvent becomes one entry; an exception leaves it in the spool, to be retried. */
