@@ -19,7 +19,7 @@ import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
 import io.github.scheduledeventsbridge.delivery.email.EmailSink;
-import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
+import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSender;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogWriter;
@@ -48,9 +48,12 @@ public class DeliveryConfiguration implements CamelConfiguration {
     @BindToRegistry
     final EmailComposer emailComposer = new EmailComposer();
     @BindToRegistry
-    final EventHubsBatch eventHubsBatch = new EventHubsBatch();
-    @BindToRegistry
     final SpoolContent spoolContent = new SpoolContent();
+
+    @BindToRegistry
+    public EventHubsSender eventHubsSender(CamelContext context) {
+        return new EventHubsSender(context);
+    }
 
     @BindToRegistry
     public SinkRegistry sinkRegistry(BridgeSettings settings, VmIdentity identity, Spool spool) {
