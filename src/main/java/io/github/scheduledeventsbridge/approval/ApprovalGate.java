@@ -1,8 +1,6 @@
 package io.github.scheduledeventsbridge.approval;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -43,9 +41,7 @@ public final class ApprovalGate {
     static final String ALREADY_PROPERTY = "approvalAlreadyApproved";
     /** The 409's reason when every EventId asked for was approved by this agent before (docs/approvals.md). */
     public static final String ALREADY_APPROVED = "already approved by this agent";
-    private static final ObjectMapper MAPPER = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.STRICT;
 
     private final WebhookSigner signer;
     private final Clock clock;

@@ -53,7 +53,7 @@ public final class EventHubsBatch {
     static final int PROPERTY_OVERHEAD = 8;
     static final int BATCH_OVERHEAD = 256;
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     /** One CloudEvent as it will be sent. */
     public record Event(byte[] body, Map<String, String> properties, String partitionKey) {

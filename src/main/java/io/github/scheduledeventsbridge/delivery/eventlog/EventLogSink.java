@@ -23,7 +23,7 @@ public final class EventLogSink {
     /** A writer bound under this name (tests: a recording one) is used instead of the Windows Event Log. */
     public static final String WRITER_BEAN = "eventLogWriter";
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     private final EventLogWriter writer;
 
