@@ -1,6 +1,6 @@
 package io.github.scheduledeventsbridge;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.scheduledeventsbridge.json.Json;
 import io.github.scheduledeventsbridge.config.BridgeVersion;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.ConfigFileEncoding;
@@ -213,7 +213,7 @@ public final class BridgeApplication {
 
     /** One line; in JSON log mode one JSON object with the same fields as the log's. */
     static String refusalLine(BadConfigurationException bad) {
-        return !LineFormatter.jsonConfigured() ? bad.getMessage() : new ObjectMapper().createObjectNode()
+        return !LineFormatter.jsonConfigured() ? bad.getMessage() : Json.MAPPER.createObjectNode()
                 .put("@timestamp", Instant.now().toString()).put("log.level", "ERROR").put("message", bad.getMessage())
                 .put("log.logger", "io.github.scheduledeventsbridge.configuration").put("bridge.config.key", bad.key())
                 .put("bridge.config.source", bad.source()).put("bridge.config.reason", bad.reason()).toString();

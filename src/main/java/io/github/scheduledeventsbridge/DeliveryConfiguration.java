@@ -23,7 +23,7 @@ import io.github.scheduledeventsbridge.delivery.eventgrid.AccessTokens;
 import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridAuthorization;
 import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridRequests;
 import io.github.scheduledeventsbridge.delivery.email.EmailSink;
-import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch;
+import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSender;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogWriter;
@@ -54,11 +54,14 @@ public class DeliveryConfiguration implements CamelConfiguration {
     @BindToRegistry
     final EmailComposer emailComposer = new EmailComposer();
     @BindToRegistry
-    final EventHubsBatch eventHubsBatch = new EventHubsBatch();
-    @BindToRegistry
     final SpoolContent spoolContent = new SpoolContent();
     @BindToRegistry
     final EventGridRequests eventGridRequests = new EventGridRequests();
+
+    @BindToRegistry
+    public EventHubsSender eventHubsSender(CamelContext context) {
+        return new EventHubsSender(context);
+    }
 
     @BindToRegistry
     public SinkRegistry sinkRegistry(BridgeSettings settings, VmIdentity identity, Spool spool) {

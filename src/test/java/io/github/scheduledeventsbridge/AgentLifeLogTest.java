@@ -148,7 +148,7 @@ class AgentLifeLogTest {
 
     @Test
     void aSinksOutageBegunAndEndedAreAWarningAndAnInformation() throws Exception {
-        Sink sink = new Sink("webhook-1", "webhook http://hooks.example.com/x", "tpl", Sink.Target.NONE, e -> true,
+        Sink sink = new Sink("webhook-1", "webhook hooks.example.com", "webhook http://hooks.example.com/x", "tpl", Sink.Target.NONE, e -> true,
                 false, 1);
         Clock clock = Clock.systemUTC();
         OutageLog outages = new OutageLog(new OutageLog.Settings(Duration.ofMinutes(5)), new SinkRegistry(List.of(sink)),

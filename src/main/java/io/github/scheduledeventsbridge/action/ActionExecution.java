@@ -18,7 +18,7 @@ import java.time.Duration;
 final class ActionExecution {
 
     private static final Logger LOG = LoggerFactory.getLogger(ActionRunner.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     private final ActionSettings settings;
     private final ActionState state;

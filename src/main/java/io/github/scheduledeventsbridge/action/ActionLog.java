@@ -30,7 +30,7 @@ import java.util.List;
 final class ActionLog {
 
     private static final Logger LOG = LoggerFactory.getLogger(ActionLog.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     static final String FILE = "actions.log";
     /** The snapshot was unreadable: whatever generation the log says, its steps are better than nothing. */
     static final long ANY_GENERATION = -1;

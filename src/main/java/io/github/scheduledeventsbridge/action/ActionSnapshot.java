@@ -24,7 +24,7 @@ import java.util.List;
 final class ActionSnapshot {
 
     private static final Logger LOG = LoggerFactory.getLogger(ActionState.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     static final String FILE = "actions.json";
 
     record Loaded(long generation, long bytes, List<ActionState.Entry> entries) {

@@ -25,7 +25,7 @@ import java.util.Optional;
 public final class ActionState {
 
     private static final Logger LOG = LoggerFactory.getLogger(ActionState.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     static final String FILE = ActionSnapshot.FILE;
     /** Finished and reported entries kept for deduplication; the oldest go first. */
     private static final int KEEP = 2_000;

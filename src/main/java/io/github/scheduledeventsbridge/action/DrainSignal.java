@@ -44,7 +44,7 @@ import java.util.Set;
 public final class DrainSignal {
 
     private static final Logger LOG = LoggerFactory.getLogger(DrainSignal.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     private final TransitionJournal journal;
     private final VmIdentity identity;

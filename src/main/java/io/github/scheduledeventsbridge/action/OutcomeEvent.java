@@ -14,7 +14,7 @@ import java.util.UUID;
 final class OutcomeEvent {
 
     static final String TYPE_PREFIX = "io.github.scheduledeventsbridge.action.";
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     /** The trigger's fields an outcome repeats, so that sinks filter and show it like a transition. */
     private static final List<String> COPIED = List.of("eventId", "eventType", "eventStatus", "resourceType",
             "resources", "notBefore", "description", "eventSource", "durationInSeconds", "documentIncarnation", "vm");

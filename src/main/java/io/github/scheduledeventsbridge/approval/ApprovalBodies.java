@@ -1,8 +1,6 @@
 package io.github.scheduledeventsbridge.approval;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -17,9 +15,7 @@ import java.util.Set;
 /** The JSON of approvals: the bodies the agent accepts, and the one it sends to IMDS. */
 final class ApprovalBodies {
 
-    static final ObjectMapper MAPPER = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.STRICT;
 
     private ApprovalBodies() {
     }

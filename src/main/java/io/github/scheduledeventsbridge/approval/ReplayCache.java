@@ -36,7 +36,7 @@ import java.util.function.LongSupplier;
 public final class ReplayCache {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplayCache.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     public static final String FILE_NAME = "approvals-replay.json";
 
     public enum Use { FIRST, REPLAY, FULL }

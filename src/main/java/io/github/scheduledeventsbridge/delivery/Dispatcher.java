@@ -17,7 +17,7 @@ import java.util.List;
  */
 public final class Dispatcher {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Dispatcher.class);
 
     private final SinkRegistry registry;

@@ -10,7 +10,7 @@ import java.nio.file.Path;
 /** Which event a message is about: every message of one event goes through the same lane of its sink. */
 final class EventIds {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     private EventIds() {
     }

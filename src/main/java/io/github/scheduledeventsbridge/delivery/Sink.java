@@ -14,10 +14,13 @@ import java.util.function.Predicate;
  * email and Event Hubs targets). The lane puts the sink itself on the exchange once ({@value #PROPERTY}), and the
  * attempt's beans take it as a parameter, so that URLs, tokens and passwords never become part of a route
  * definition. A {@code batched} sink receives the transitions of one document together (a JSON array, one spool
- * file); the others receive one CloudEvent per spool file.
+ * file); the others receive one CloudEvent per spool file. {@code label} names the sink for people (logs, readiness,
+ * metrics) without secrets: {@code webhook hooks.example.com}, {@code SMTP mail.example.com:587}, {@code Event Hubs
+ * ns/hub}; {@code description} says more, for the start-up log.
  */
 public record Sink(
         String id,
+        String label,
         String description,
         String attempt,
         Target target,
@@ -52,6 +55,12 @@ public record Sink(
     public Sink(String id, String description, String attempt, Target target, Predicate<OutboundEvent> filter,
                 boolean batched) {
         this(id, description, attempt, target, filter, batched, 1);
+    }
+
+    /** A sink without a label of its own (these three constructors) is named by its id. */
+    public Sink(String id, String description, String attempt, Target target, Predicate<OutboundEvent> filter,
+                boolean batched, int lanes) {
+        this(id, id, description, attempt, target, filter, batched, lanes);
     }
 
     /** The target of this sink's kind: an attempt route only ever runs for sinks of its own kind. */

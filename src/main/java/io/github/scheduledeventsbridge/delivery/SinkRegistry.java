@@ -23,37 +23,18 @@ public final class SinkRegistry extends RouteBuilder {
 
     public SinkRegistry(List<Sink> sinks) {
         this.sinks = List.copyOf(sinks);
-        Map<String, Long> counts = this.sinks.stream().collect(Collectors.groupingBy(SinkRegistry::baseLabel,
-                Collectors.counting()));
+        Map<String, Long> counts = this.sinks.stream().collect(Collectors.groupingBy(Sink::label, Collectors.counting()));
         for (Sink sink : this.sinks) {
-            String base = baseLabel(sink);
-            labels.put(sink.id(), counts.get(base) > 1 ? base + " (" + sink.id() + ")" : base);
+            labels.put(sink.id(), counts.get(sink.label()) > 1 ? sink.label() + " (" + sink.id() + ")" : sink.label());
         }
     }
 
     /**
-     * A name a person recognises, unique among the sinks, without secrets: {@code webhook hooks.example.com},
-     * {@code webhook hooks.example.com:8443}, {@code SMTP mail.example.com:587}, {@code Event Hubs ns/hub}; the
-     * sink id is added when two would read the same. For logs, readiness details and metric labels.
+     * The sink's {@link Sink#label() label}, unique among the sinks: the sink id is added when two would read the
+     * same ({@code webhook hooks.example.com (webhook-0a1b2c3d4e5f)}). For logs, readiness details and metric labels.
      */
     public String label(String sinkId) {
         return labels.getOrDefault(sinkId, sinkId);
-    }
-
-    static String baseLabel(Sink sink) {
-        String description = sink.description();
-        java.util.regex.Matcher url = java.util.regex.Pattern.compile("https?://([^/\\s,]+)").matcher(description);
-        if (sink.id().startsWith("webhook") && url.find()) {
-            return "webhook " + url.group(1);
-        }
-        String label = description;
-        for (String end : List.of(", ", " (", " to ")) {
-            int at = label.indexOf(end);
-            if (at > 0) {
-                label = label.substring(0, at);
-            }
-        }
-        return label.isBlank() ? sink.id() : label;
     }
 
     public List<Sink> sinks() {

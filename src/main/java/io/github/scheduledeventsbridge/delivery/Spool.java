@@ -204,7 +204,7 @@ public final class Spool implements SpoolMXBean {
         }
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     /** A message file or a spool document (not a temporary file, not the dead-letter directory). */
     private static boolean isSpooled(Path file) {

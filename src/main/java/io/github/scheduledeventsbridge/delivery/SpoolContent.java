@@ -16,7 +16,7 @@ import java.util.Optional;
  */
 public final class SpoolContent {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     private static final String[] REQUIRED = {"specversion", "id", "source", "type"};
 
     public void check(@Body byte[] body, @ExchangeProperty(Sink.PROPERTY) Sink sink,

@@ -93,7 +93,7 @@ public final class SpoolDocument {
     /** A sink given at least this many messages by one document gets them in one spool document. */
     static final int MIN_MESSAGES = 8;
     static final String SUFFIX = ".jsonl";
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     /** The file's bytes: each message (compact JSON, no line break in it) on a line of its own. */
     static byte[] content(List<byte[]> messages) {

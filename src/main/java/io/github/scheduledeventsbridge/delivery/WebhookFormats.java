@@ -19,7 +19,7 @@ import java.util.Map;
  */
 public final class WebhookFormats {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     public void render(@ExchangeProperty(Sink.PROPERTY) Sink sink, Message message) throws IOException {
         WebhookFormat format = sink.targetAs(WebhookTarget.class).format();

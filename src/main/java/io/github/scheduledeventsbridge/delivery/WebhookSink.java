@@ -54,9 +54,9 @@ public final class WebhookSink {
             if (target.format().eventGrid()) {
                 // A topic takes events in batches (up to 1 MB a request): each document's transitions together,
                 // in one lane (routes/eventgrid-sink.yaml).
-                sinks.add(new Sink(id, "webhook " + target + ", " + filter, EVENT_GRID_ATTEMPT, target, filter, true, 1));
+                sinks.add(new Sink(id, target.label(), "webhook " + target + ", " + filter, EVENT_GRID_ATTEMPT, target, filter, true, 1));
             } else {
-                sinks.add(new Sink(id, "webhook " + target + ", " + filter, "direct:webhook-attempt",
+                sinks.add(new Sink(id, target.label(), "webhook " + target + ", " + filter, "direct:webhook-attempt",
                         target, filter, false, concurrency));
             }
         }

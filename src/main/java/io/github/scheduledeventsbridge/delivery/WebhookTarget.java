@@ -16,6 +16,11 @@ public record WebhookTarget(URI url, WebhookFormat format) implements Sink.Targe
         return prefix.substring(0, prefix.length() - 1) + " " + redact(url.toString());
     }
 
+    /** The sink's label: host and port only, as {@link #toString()} shows them. */
+    public String label() {
+        return "webhook " + hostAndPort();
+    }
+
     /** Where requests go: the URL exactly as configured (query and its encoding untouched) minus {@code user:password@}. */
     public String requestUrl() {
         return url.getScheme() + "://" + hostAndPort() + (url.getRawPath() == null ? "" : url.getRawPath())

@@ -59,7 +59,7 @@ public final class HttpPort extends ServiceSupport {
         }
     }
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = io.github.scheduledeventsbridge.json.Json.MAPPER;
     /** Buffers kept for reuse, shared by every port and bounded: a flood leaves at most this much behind. */
     private static final ByteBufferPool BUFFERS = new ArrayByteBufferPool(0, -1, 64 * 1024, 64, 2L << 20, 2L << 20);
 

@@ -31,7 +31,7 @@ public final class ManagedIdentityTokens {
     public static final Duration REFRESH_BEFORE = Duration.ofMinutes(5);
     /** An answer is a token of a few KiB; more is not one. */
     static final int MAX_ANSWER_BYTES = 64 * 1024;
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     private final URI url;
     private final Duration timeout;

@@ -1,8 +1,6 @@
 package io.github.scheduledeventsbridge.imds;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -21,9 +19,7 @@ import java.util.Set;
 public final class ImdsDocumentParser {
 
     // Trailing bytes after the document, or a key given twice, mean the body is not what IMDS meant.
-    private static final ObjectMapper MAPPER = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.STRICT;
 
     /** Null: fields of an odd shape are taken leniently without a word (the state file's own copy). */
     private final EventShapes shapes;

@@ -23,7 +23,7 @@ final class LastKnownIdentity {
 
     static final String FILE = "vm-identity.json";
     private static final Logger LOG = LoggerFactory.getLogger(LastKnownIdentity.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     /** Four short fields: anything larger is not this file. */
     private static final int MAX_BYTES = 16 * 1024;
 

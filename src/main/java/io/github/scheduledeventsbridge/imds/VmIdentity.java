@@ -32,7 +32,7 @@ public final class VmIdentity {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(VmIdentity.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     private static final Duration RETRY_EVERY = Duration.ofSeconds(30);
     /** Consequences said while unknown: a bound, should a caller ever name an event in its consequence. */
     private static final int MAX_SAID = 1000;

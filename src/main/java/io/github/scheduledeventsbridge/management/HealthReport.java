@@ -22,7 +22,7 @@ import java.util.TreeMap;
  */
 record HealthReport(boolean up, String json) {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = io.github.scheduledeventsbridge.json.Json.MAPPER;
     /** Details that only repeat the check's id, group and kind. */
     private static final Set<String> REPEATED = Set.of(HealthCheck.CHECK_ID, HealthCheck.CHECK_GROUP, HealthCheck.CHECK_KIND);
 

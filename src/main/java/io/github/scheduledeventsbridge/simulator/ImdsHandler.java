@@ -36,7 +36,7 @@ final class ImdsHandler extends Handler.Abstract {
     private static final Set<String> SCHEDULED_EVENTS_VERSIONS = Set.of(
             "2017-03-01", "2017-08-01", "2017-11-01", "2019-01-01", "2019-04-01", "2019-08-01", "2020-07-01");
     private static final String BAD_VERSION = "Bad request. api-version %s. For more information refer to aka.ms/azureimds";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     final SimulatedEvents events;
     final AtomicLong notModifiedServed = new AtomicLong();

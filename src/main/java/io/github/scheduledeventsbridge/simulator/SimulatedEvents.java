@@ -36,7 +36,7 @@ final class SimulatedEvents {
     private static final long FIRST_SCENARIO_DELAY_SECONDS = 5;
     private static final DateTimeFormatter RFC1123 =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     private final Clock clock;
     private final double speed;

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class SimulatedTokens {
 
     static final Duration LIFETIME = Duration.ofHours(1);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = io.github.scheduledeventsbridge.json.Json.MAPPER;
     private static final Base64.Encoder URL64 = Base64.getUrlEncoder().withoutPadding();
 
     private final Clock clock;

@@ -33,7 +33,7 @@ import java.util.Set;
 final class StateFile {
 
     private static final Logger LOG = LoggerFactory.getLogger(StateFile.class);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     static final String NAME = "state.json";
 
     /** Everything the file holds; lastObserved is null until a poll was recorded. */

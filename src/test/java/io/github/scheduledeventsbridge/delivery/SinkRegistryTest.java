@@ -30,6 +30,38 @@ class SinkRegistryTest {
     }
 
     @Test
+    @DisplayName("labels: each kind of sink named as a person knows it, never with a secret; the id added when two read the same")
+    void labels() {
+        SinkFilter all = SinkFilter.all();
+        List<Sink> sinks = new ArrayList<>(WebhookSink.create(List.of(
+                new WebhookTarget(java.net.URI.create("https://user:pw@hooks.example.com/T0/B0/secret?code=x"), WebhookFormat.SLACK),
+                new WebhookTarget(java.net.URI.create("http://[::1]:8080/in"), WebhookFormat.CLOUDEVENTS),
+                new WebhookTarget(java.net.URI.create("https://hooks.example.com/other"), WebhookFormat.TEAMS)),
+                all, new java.util.HashMap<>()));
+        sinks.add(io.github.scheduledeventsbridge.delivery.email.EmailSink.create(
+                new io.github.scheduledeventsbridge.delivery.email.EmailSettings("mail.example.com", 587, "u", "secret",
+                        "a@example.com", List.of("b@example.com", "c@example.com"), true, null), all));
+        sinks.add(io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink.create(
+                new io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSettings("", "ns", "hub", null), all));
+        sinks.add(io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink.create(
+                new io.github.scheduledeventsbridge.delivery.eventlog.EventLogSettings(true, "source", null), all));
+        Sink byConnectionString = io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink.create(
+                new io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSettings(
+                        "Endpoint=sb://cs.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=secretkey;EntityPath=h",
+                        "", "", null), all);
+        SinkRegistry registry = new SinkRegistry(sinks);
+
+        String slack = sinks.get(0).id();
+        String teams = sinks.get(2).id();
+        assertThat(sinks).extracting(sink -> registry.label(sink.id())).containsExactly(
+                "webhook hooks.example.com (" + slack + ")", "webhook [::1]:8080", "webhook hooks.example.com (" + teams + ")",
+                "SMTP mail.example.com:587", "Event Hubs ns/hub", "Windows Event Log");
+        assertThat(new SinkRegistry(List.of(byConnectionString)).label("eventhubs"))
+                .isEqualTo("Event Hubs sb://cs.servicebus.windows.net//h");
+        assertThat(registry.label("unknown")).isEqualTo("unknown");
+    }
+
+    @Test
     @DisplayName("each sink has its own lane and route id")
     void lanes() {
         Sink sink = new Sink("webhook-0a1b2c", "desc", "tpl", Sink.Target.NONE, e -> true);

@@ -24,7 +24,7 @@ class OutageLogLanesTest {
     @TempDir
     Path root;
 
-    private final Sink sink = new Sink("webhook-1", "webhook http://hooks.example.com/x", "tpl", Sink.Target.NONE, e -> true, false, 4);
+    private final Sink sink = new Sink("webhook-1", "webhook hooks.example.com", "webhook http://hooks.example.com/x", "tpl", Sink.Target.NONE, e -> true, false, 4);
 
     private SpoolEntry delivery(int lane) {
         return new SpoolEntry(sink.id(), sink.queue(lane), root.resolve("x.json"));

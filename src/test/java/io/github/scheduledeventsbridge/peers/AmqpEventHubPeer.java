@@ -61,6 +61,8 @@ public final class AmqpEventHubPeer implements AutoCloseable {
     private volatile boolean running = true;
     /** A hub that takes events and never says whether it accepted them. */
     private volatile boolean unsettling;
+    /** A hub that rejects (amqp:internal-error) every transfer under this partition key. */
+    private volatile String refusedKey;
     private volatile int port;
     private Acceptor acceptor;
     private CompletableFuture<Void> drained = new CompletableFuture<>(); // stop(): every socket is closed
@@ -101,6 +103,11 @@ public final class AmqpEventHubPeer implements AutoCloseable {
     /** From now on events sent to the hub are taken off the link but never settled, nor recorded (true). */
     public void neverSettle(boolean never) {
         unsettling = never;
+    }
+
+    /** From now on transfers under this partition key are rejected, not recorded (null: none is). */
+    public void refusePartitionKey(String partitionKey) {
+        refusedKey = partitionKey;
     }
 
     public void stop() {
@@ -297,6 +304,9 @@ public final class AmqpEventHubPeer implements AutoCloseable {
             }
         } else {
             messages.add(toMessage(sections, address, null));
+        }
+        if (refusedKey != null && refusedKey.equals(messages.isEmpty() ? null : messages.get(0).partitionKey())) {
+            throw new IllegalStateException("partition key " + refusedKey + " refused");
         }
         batches.add(new Batch(List.copyOf(messages), messageFormat == BATCH_FORMAT));
     }

@@ -40,7 +40,7 @@ public final class EmailComposer {
 
     public static final String MESSAGE_ID_HEADER = "Message-ID";
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     private static final Pattern CONTROL = Pattern.compile("[\\p{Cntrl}\\u2028\\u2029\\u0085]+");
     private static final Pattern SPACES = Pattern.compile("\\s{2,}");
     private static final Pattern ID_SAFE = Pattern.compile("[A-Za-z0-9._-]+");

@@ -49,9 +49,14 @@ public record EmailSettings(String host, int port, String username, String passw
         return !host.isEmpty();
     }
 
+    /** The sink's label: the server, not the login nor the recipients. */
+    public String label() {
+        return "SMTP " + host + ":" + port;
+    }
+
     @Override
     public String toString() {
-        return enabled() ? "SMTP " + host + ":" + port + (starttls ? " (STARTTLS)" : "") + " to " + to
+        return enabled() ? label() + (starttls ? " (STARTTLS)" : "") + " to " + to
                 : "email disabled";
     }
 }

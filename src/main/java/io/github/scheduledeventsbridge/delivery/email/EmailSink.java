@@ -40,8 +40,8 @@ public final class EmailSink {
     }
 
     public static Sink create(EmailSettings settings, Predicate<OutboundEvent> filter) {
-        return new Sink("email", settings + ", " + filter, "direct:email-attempt",
-                new Target(endpointUri(settings), settings.from(), String.join(",", settings.to())), filter);
+        return new Sink("email", settings.label(), settings + ", " + filter, "direct:email-attempt",
+                new Target(endpointUri(settings), settings.from(), String.join(",", settings.to())), filter, false, 1);
     }
 
     /**

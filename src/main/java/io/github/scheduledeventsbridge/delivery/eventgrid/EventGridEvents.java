@@ -25,7 +25,7 @@ public final class EventGridEvents {
     /** Between the VM's resource id and the EventId in {@code subject} and {@code resourceInfo.id}, as the platform writes it. */
     public static final String PROVIDER_PATH = "/providers/microsoft.maintenance/scheduledevents/";
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
     /** The platform (and IMDS) write NotBefore as RFC 1123 in GMT: {@code Mon, 19 Sep 2025 18:29:47 GMT}. */
     private static final DateTimeFormatter RFC_1123 = DateTimeFormatter
             .ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.ENGLISH).withZone(ZoneOffset.UTC);

@@ -33,7 +33,7 @@ public final class EventGridRequests {
     static final String EVENT_GRID_CONTENT_TYPE = "application/json; charset=utf-8";
     static final String CLOUDEVENTS_BATCH_CONTENT_TYPE = "application/cloudevents-batch+json; charset=utf-8";
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     /** First step of an attempt: the spooled bytes become the request bodies; those already accepted stay so. */
     public void toRequests(Exchange exchange) throws IOException, InvalidPayloadException {

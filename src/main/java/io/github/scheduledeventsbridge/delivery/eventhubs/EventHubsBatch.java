@@ -2,11 +2,7 @@ package io.github.scheduledeventsbridge.delivery.eventhubs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.camel.Exchange;
-import org.apache.camel.InvalidPayloadException;
 import org.apache.camel.Message;
-import org.apache.camel.component.azure.eventhubs.EventHubsConstants;
-import org.apache.camel.support.DefaultMessage;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,8 +13,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Route steps that turn one spooled batch (the JSON array of CloudEvents recorded from one document) into
- * Event Hubs sends through camel-azure-eventhubs.
+ * How one spooled batch (the JSON array of CloudEvents recorded from one document) becomes Event Hubs sends
+ * through camel-azure-eventhubs: decisions only, the sending is {@link EventHubsSender}'s.
  *
  * <p>Each CloudEvent becomes one event: body = the CloudEvent JSON, application properties {@code transition},
  * {@code eventType}, {@code eventId}, {@code vmName}. The component (4.18, {@code EventHubsProducerOperations})
@@ -39,21 +35,12 @@ import java.util.Objects;
  * batches") and would be retried for ever. A document's events are therefore cut, in order, into chunks:
  * a new chunk starts when the estimated batch size would exceed {@link #MAX_BATCH_BYTES} (below the
  * smallest tier's limit) or when the partition key changes. A typical document (a few events) is one
- * chunk, i.e. one batch.
- *
- * <p>Chunks go one after the other; {@value #NEXT_CHUNK} counts those the hub confirmed. It is an exchange
- * property, so it survives the sink's redeliveries (which restore the message, not the properties): a retry
- * resumes with the first unconfirmed chunk instead of repeating confirmed ones.
+ * chunk, i.e. one batch. {@link EventHubsSender} sends the chunks, one after the other.
  */
 public final class EventHubsBatch {
 
     /** Largest estimated encoded size of one send; Basic namespaces accept 256 KB, Standard and above 1 MB. */
     public static final int MAX_BATCH_BYTES = 200 * 1024;
-
-    /** Exchange properties used by routes/eventhubs-sink.yaml. */
-    public static final String CHUNKS = "eventHubsChunks";
-    public static final String CHUNK_COUNT = "eventHubsChunkCount";
-    public static final String NEXT_CHUNK = "eventHubsNextChunk";
 
     /** Application property names (the issue's names; receivers filter and route on them). */
     public static final String TRANSITION = "transition";
@@ -66,7 +53,7 @@ public final class EventHubsBatch {
     static final int PROPERTY_OVERHEAD = 8;
     static final int BATCH_OVERHEAD = 256;
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     /** One CloudEvent as it will be sent. */
     public record Event(byte[] body, Map<String, String> properties, String partitionKey) {
@@ -89,51 +76,6 @@ public final class EventHubsBatch {
         public Chunk {
             events = List.copyOf(events);
         }
-    }
-
-    // ---- route steps ---------------------------------------------------------------------------------------
-
-    /**
-     * First step of an attempt: the spooled bytes become the chunks to send. The count of chunks already
-     * confirmed is kept from an earlier attempt of the same exchange.
-     */
-    public void toEvents(Exchange exchange) throws IOException, InvalidPayloadException {
-        byte[] spooled = exchange.getMessage().getMandatoryBody(byte[].class);
-        List<Chunk> chunks = chunks(events(spooled), MAX_BATCH_BYTES);
-        exchange.setProperty(CHUNKS, chunks);
-        exchange.setProperty(CHUNK_COUNT, chunks.size());
-        if (exchange.getProperty(NEXT_CHUNK) == null) {
-            exchange.setProperty(NEXT_CHUNK, 0);
-        }
-    }
-
-    /**
-     * The next unconfirmed chunk becomes the body ({@code List<Message>}, one message per event, its headers
-     * being the event's application properties). Every exchange header is dropped except the partition key,
-     * so nothing internal leaks to the hub.
-     */
-    @SuppressWarnings("unchecked")
-    public void nextChunk(Exchange exchange) {
-        List<Chunk> chunks = exchange.getProperty(CHUNKS, List.class);
-        Chunk chunk = chunks.get(exchange.getProperty(NEXT_CHUNK, Integer.class));
-        List<Message> messages = new ArrayList<>(chunk.events().size());
-        for (Event event : chunk.events()) {
-            DefaultMessage message = new DefaultMessage(exchange); // the component needs message.getExchange()
-            message.setBody(event.body());
-            message.getHeaders().putAll(event.properties());
-            messages.add(message);
-        }
-        Message out = exchange.getMessage();
-        out.getHeaders().clear();
-        if (chunk.partitionKey() != null) {
-            out.setHeader(EventHubsConstants.PARTITION_KEY, chunk.partitionKey());
-        }
-        out.setBody(messages);
-    }
-
-    /** The hub confirmed the chunk just sent. */
-    public void chunkSent(Exchange exchange) {
-        exchange.setProperty(NEXT_CHUNK, exchange.getProperty(NEXT_CHUNK, Integer.class) + 1);
     }
 
     // ---- decisions, pure ------------------------------------------------------------------------------------

@@ -39,10 +39,15 @@ public record EventHubsSettings(String connectionString, String namespace, Strin
         return connectionString.isEmpty() && !namespace.isEmpty();
     }
 
+    /** The sink's label: namespace and hub, never the key. */
+    public String label() {
+        return "Event Hubs " + (managedIdentity() ? namespace + "/" + hubName : endpointOf(connectionString));
+    }
+
     @Override
     public String toString() {
-        return managedIdentity() ? "Event Hubs " + namespace + "/" + hubName + " (managed identity)"
-                : enabled() ? "Event Hubs " + endpointOf(connectionString) + " (connection string)"
+        return managedIdentity() ? label() + " (managed identity)"
+                : enabled() ? label() + " (connection string)"
                 : "Event Hubs disabled";
     }
 

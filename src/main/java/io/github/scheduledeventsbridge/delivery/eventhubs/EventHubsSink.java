@@ -37,8 +37,8 @@ public final class EventHubsSink {
     public static Sink create(EventHubsSettings settings, Predicate<OutboundEvent> filter) {
         // synchronous: the Event Hubs producer is asynchronous; without it the lane's thread would take the
         // next spool file before the hub confirmed this one (order lost, retries overlapping).
-        return new Sink(ID, settings.toString(), "direct:eventhubs-attempt?synchronous=true",
-                new Target(endpointUri(settings)), filter, true);
+        return new Sink(ID, settings.label(), settings.toString(), "direct:eventhubs-attempt?synchronous=true",
+                new Target(endpointUri(settings)), filter, true, 1);
     }
 
     /**

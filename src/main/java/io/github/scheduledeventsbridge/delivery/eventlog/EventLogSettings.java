@@ -23,8 +23,13 @@ public record EventLogSettings(boolean enabled, String source, FilterSettings fi
         return new EventLogSettings(enabled, source, FilterSettings.read(r, "bridge.eventlog.filter", "", ""));
     }
 
+    /** The sink's label. */
+    public String label() {
+        return "Windows Event Log";
+    }
+
     @Override
     public String toString() {
-        return enabled ? "Windows Event Log (Application, source " + source + ")" : "Windows Event Log disabled";
+        return enabled ? label() + " (Application, source " + source + ")" : label() + " disabled";
     }
 }

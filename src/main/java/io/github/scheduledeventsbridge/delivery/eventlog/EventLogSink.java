@@ -23,7 +23,7 @@ public final class EventLogSink {
     /** A writer bound under this name (tests: a recording one) is used instead of the Windows Event Log. */
     public static final String WRITER_BEAN = "eventLogWriter";
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
     private final EventLogWriter writer;
 
@@ -33,7 +33,7 @@ public final class EventLogSink {
     }
 
     public static Sink create(EventLogSettings settings, Predicate<OutboundEvent> filter) {
-        return new Sink(ID, settings + ", " + filter, "direct:eventlog-attempt", Sink.Target.NONE, filter);
+        return new Sink(ID, settings.label(), settings + ", " + filter, "direct:eventlog-attempt", Sink.Target.NONE, filter, false, 1);
     }
 
     /** Attempt step: the spooled CloudEvent becomes one entry; an exception leaves it in the spool, to be retried. */

@@ -1,19 +1,11 @@
 package io.github.scheduledeventsbridge.delivery.eventhubs;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch.Chunk;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsBatch.Event;
-import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
-import org.apache.camel.Message;
-import org.apache.camel.component.azure.eventhubs.EventHubsConstants;
-import org.apache.camel.impl.DefaultCamelContext;
-import org.apache.camel.support.DefaultExchange;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -30,13 +22,6 @@ import static org.assertj.core.api.Assertions.entry;
 class EventHubsBatchTest {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
-    private final CamelContext camel = new DefaultCamelContext();
-
-    @AfterEach
-    void close() throws Exception {
-        camel.close();
-    }
-
     /** A CloudEvent shaped like CloudEventFactory's, {@code vm} only when the VM is known. */
     static ObjectNode cloudEvent(int i, String transition, String vmName, String... resources) {
         ObjectNode ce = JsonNodeFactory.instance.objectNode();
@@ -164,56 +149,5 @@ class EventHubsBatchTest {
 
         assertThat(chunks).extracting(c -> c.events().size()).containsExactly(1, 1, 1);
         assertThat(EventHubsBatch.chunks(List.of(), 500)).isEmpty();
-    }
-
-    @Test
-    @DisplayName("route steps: body = List<Message> with per-event headers, exchange keeps only the partition key")
-    void routeStepsPrepareOneChunkAtATime() throws Exception {
-        EventHubsBatch batch = new EventHubsBatch();
-        Exchange exchange = new DefaultExchange(camel);
-        exchange.getMessage().setBody(spoolFile(cloudEvent(1, "Scheduled", null, "a"), cloudEvent(2, "Started", null, "a"),
-                cloudEvent(3, "Started", null, "b")));
-        exchange.getMessage().setHeader("Internal", "must not reach the hub");
-
-        batch.toEvents(exchange);
-        assertThat(exchange.getProperty(EventHubsBatch.CHUNK_COUNT, Integer.class)).isEqualTo(2);
-        assertThat(exchange.getProperty(EventHubsBatch.NEXT_CHUNK, Integer.class)).isZero();
-
-        batch.nextChunk(exchange);
-        assertThat(exchange.getMessage().getHeaders()).containsOnly(entry(EventHubsConstants.PARTITION_KEY, "a"));
-        List<?> body = exchange.getMessage().getBody(List.class);
-        assertThat(body).hasSize(2).allSatisfy(m -> assertThat(m).isInstanceOf(Message.class));
-        Message first = (Message) body.get(0);
-        assertThat(first.getExchange()).as("the component reads the type converter through it").isSameAs(exchange);
-        assertThat(first.getHeaders()).containsOnly(entry("transition", "Scheduled"), entry("eventType", "Reboot"),
-                entry("eventId", "EV-1"), entry("vmName", "a"));
-        JsonNode json = MAPPER.readTree(first.getBody(byte[].class));
-        assertThat(json.path("id").asText()).isEqualTo("id-1");
-        assertThat(((Message) body.get(1)).getHeader("transition")).isEqualTo("Started");
-
-        batch.chunkSent(exchange);
-        assertThat(exchange.getProperty(EventHubsBatch.NEXT_CHUNK, Integer.class)).isEqualTo(1);
-    }
-
-    @Test
-    @DisplayName("a redelivery (message restored, properties kept) resumes with the first unconfirmed chunk")
-    void aRetryResumesAfterTheConfirmedChunks() throws Exception {
-        EventHubsBatch batch = new EventHubsBatch();
-        byte[] spooled = spoolFile(cloudEvent(1, "Scheduled", null, "a"), cloudEvent(2, "Scheduled", null, "b"));
-        Exchange exchange = new DefaultExchange(camel);
-        exchange.getMessage().setBody(spooled);
-        batch.toEvents(exchange);
-        batch.nextChunk(exchange);
-        batch.chunkSent(exchange); // chunk "a" confirmed, then chunk "b" failed
-
-        exchange.getMessage().setBody(spooled); // what the error handler restores before redelivering
-        exchange.getMessage().getHeaders().clear();
-        batch.toEvents(exchange);
-        batch.nextChunk(exchange);
-
-        assertThat(exchange.getMessage().getHeader(EventHubsConstants.PARTITION_KEY)).isEqualTo("b");
-        List<?> body = exchange.getMessage().getBody(List.class);
-        assertThat(body).hasSize(1);
-        assertThat(((Message) body.get(0)).getHeader("eventId")).isEqualTo("EV-2");
     }
 }

@@ -68,7 +68,7 @@ public final class EventHubsThroughput {
             properties.setProperty("bridge.approval.enabled", "false");
             camel.getPropertiesComponent().setInitialProperties(properties);
             camel.getRegistry().bind("spool", spool);
-            camel.getRegistry().bind("eventHubsBatch", new EventHubsBatch());
+            camel.getRegistry().bind("eventHubsSender", new EventHubsSender(camel));
             properties.setProperty("bridge.delivery.dead-letter-after", "3600000");
             io.github.scheduledeventsbridge.delivery.DeadLetters deadLetters =
                     new io.github.scheduledeventsbridge.delivery.DeadLetters(spool, java.time.Clock.systemUTC());
