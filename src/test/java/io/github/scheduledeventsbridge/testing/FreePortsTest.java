@@ -29,8 +29,13 @@ class FreePortsTest {
 
     @Test
     void thisForksSliceIsTheOneItsNumberNames() {
+        if (System.getProperty("seb.test.forks") != null) {
+            // In the build (pom.xml): each test JVM is told its number, or all would take the first slice.
+            assertThat(System.getProperty("seb.test.fork")).as("seb.test.fork").matches("[1-9][0-9]*");
+        }
         int fork = Integer.getInteger("seb.test.fork", 1);
         int forks = Integer.getInteger("seb.test.forks", 1);
+        assertThat(fork).isBetween(1, forks);
 
         assertThat(FreePorts.range()).isEqualTo(FreePorts.Range.of(fork, forks, FreePorts.ephemeralLow()));
         assertThat(FreePorts.range().size()).as("wide enough not to come back to a port soon")
