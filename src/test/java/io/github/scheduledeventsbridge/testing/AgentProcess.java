@@ -94,7 +94,7 @@ public final class AgentProcess implements AutoCloseable {
     public void close() throws InterruptedException {
         if (process.isAlive()) {
             process.destroy();
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 kill9();
             }
         }
