@@ -165,7 +165,7 @@ class AmqpEventHubPeerTest {
             long stopStarted = System.nanoTime();
             peer.stop(); // force-closes the survivor's live connection
             assertThat(Duration.ofNanos(System.nanoTime() - stopStarted)).as("stop() drained all sockets")
-                    .isLessThan(Duration.ofSeconds(3));
+                    .isLessThan(Duration.ofSeconds(20));
             assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(ConnectException.class);
 
             // the SDK keeps reconnecting while the hub is down: the send neither succeeds nor (quickly) fails
@@ -213,6 +213,6 @@ class AmqpEventHubPeerTest {
 
         long stopStarted = System.nanoTime(); // the half-header connection must not make stop() hang
         peer.stop();
-        assertThat(Duration.ofNanos(System.nanoTime() - stopStarted)).isLessThan(Duration.ofSeconds(3));
+        assertThat(Duration.ofNanos(System.nanoTime() - stopStarted)).isLessThan(Duration.ofSeconds(20));
     }
 }
