@@ -59,9 +59,10 @@ class ActionsAtScaleTest {
                         .filter(r -> r.transition().equals("Scheduled")).count() == EVENTS);
                 Duration delivered = Duration.ofNanos(System.nanoTime() - since);
 
-                // Before: ~57 s without a poll and the first webhook after ~72 s. Order of magnitude, not a benchmark.
-                assertThat(polling).as("polling went on").isLessThan(Duration.ofSeconds(15));
-                assertThat(delivered).as("every Scheduled delivered").isLessThan(Duration.ofSeconds(30));
+                // Before: ~57 s without a poll and the first webhook after ~72 s. Order of magnitude, not a benchmark:
+                // bounds that still tell those apart, with room for a machine busy with other test JVMs.
+                assertThat(polling).as("polling went on").isLessThan(Duration.ofSeconds(40));
+                assertThat(delivered).as("every Scheduled delivered").isLessThan(Duration.ofSeconds(55));
 
                 await().atMost(Duration.ofSeconds(240)).until(() -> webhook.delivered().stream()
                         .filter(r -> r.transition().equals("ActionSucceeded")).count() == EVENTS);

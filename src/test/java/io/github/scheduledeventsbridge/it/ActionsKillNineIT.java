@@ -66,7 +66,7 @@ class ActionsKillNineIT {
         agent.kill9();
         long orphan = Long.parseLong(lines("prepare.pid").get(0).trim());
         ProcessHandle.of(orphan).ifPresent(ProcessHandle::destroyForcibly);
-        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(orphan).map(p -> !p.isAlive()).orElse(true));
+        await().atMost(Duration.ofSeconds(60)).until(() -> ProcessHandle.of(orphan).map(p -> !p.isAlive()).orElse(true));
     }
 
     private List<String> lines(String name) throws IOException {
@@ -99,7 +99,7 @@ class ActionsKillNineIT {
                 imds.serve(Docs.document(2));
                 await().atMost(Duration.ofSeconds(30)).until(() -> lines("recover.runs").size() == 1);
                 int later = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= later + 5);
+                await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= later + 5);
             }
             assertThat(lines("prepare.starts")).hasSize(2);
             assertThat(lines("prepare.done")).hasSize(1);
@@ -123,7 +123,7 @@ class ActionsKillNineIT {
             try (AgentProcess second = agent(imds, webhook)) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> lines("recover.runs").size() == 1);
                 int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+                await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= served + 5);
                 assertThat(second.output()).contains("was interrupted and the event has ended since: not run again");
             }
             assertThat(lines("prepare.starts")).hasSize(1);
@@ -229,9 +229,9 @@ class ActionsKillNineIT {
             agent.kill9();
 
             Process host = hostSocket.hosts().get(0);
-            assertThat(host.waitFor(20, TimeUnit.SECONDS)).as("the host exits").isTrue();
+            assertThat(host.waitFor(60, TimeUnit.SECONDS)).as("the host exits").isTrue();
             assertThat(host.exitValue()).isEqualTo(3);
-            await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(command).map(p -> !p.isAlive()).orElse(true));
+            await().atMost(Duration.ofSeconds(60)).until(() -> ProcessHandle.of(command).map(p -> !p.isAlive()).orElse(true));
         }
     }
 }

@@ -65,7 +65,7 @@ class ApprovalFloodIT {
                             "bridge.approval.port", Integer.toString(port)), work)) {
                 ApprovalClient client = new ApprovalClient(port, SECRET);
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.transitionsOf(FIRST).contains("Scheduled"));
-                await().atMost(Duration.ofSeconds(10)).until(() -> signedEventsAnswer(client) == 200);
+                await().atMost(Duration.ofSeconds(60)).until(() -> signedEventsAnswer(client) == 200);
                 long baselineRss = rssKb(agent.pid());
                 long baselineFds = fds(agent.pid());
 
@@ -151,7 +151,7 @@ class ApprovalFloodIT {
                 }
 
                 // Recovered: signed requests are answered again, and an approval goes through.
-                await().atMost(Duration.ofSeconds(20)).until(() -> signedEventsAnswer(client) == 200);
+                await().atMost(Duration.ofSeconds(60)).until(() -> signedEventsAnswer(client) == 200);
                 assertThat(client.approve("{\"EventId\":\"" + FIRST + "\"}").statusCode()).isEqualTo(200);
                 assertThat(imds.startRequests()).hasSize(1);
                 long peakMb = peakRss.get() / 1024;

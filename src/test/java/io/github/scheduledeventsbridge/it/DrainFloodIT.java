@@ -144,7 +144,7 @@ class DrainFloodIT {
                         clients.add(open(port, ""));
                     }
                     // The kernel has queued them all; the agent accepts what it can and must fail the rest.
-                    await().atMost(Duration.ofSeconds(10)).until(() -> fds(agent.pid()) >= limit - 1);
+                    await().atMost(Duration.ofSeconds(60)).until(() -> fds(agent.pid()) >= limit - 1);
                 } finally {
                     for (Socket socket : clients) {
                         socket.close();
@@ -152,7 +152,7 @@ class DrainFloodIT {
                 }
                 java.util.concurrent.atomic.AtomicReference<String> last = new java.util.concurrent.atomic.AtomicReference<>("");
                 try {
-                    await().atMost(Duration.ofSeconds(20)).until(() -> {
+                    await().atMost(Duration.ofSeconds(60)).until(() -> {
                         try {
                             last.set(probe(port));
                         } catch (IOException e) {

@@ -78,9 +78,9 @@ class HostilePeersIT {
             Map<String, String> env = env(imds, "BRIDGE_WEBHOOK_URLS", webhook.url());
             try (AgentProcess agent = start("huge-webhook-answer", env)) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.requests().size() >= 2 || !agent.isAlive());
-                await().atMost(Duration.ofSeconds(20)).until(() -> spooled() == 0 || !agent.isAlive());
+                await().atMost(Duration.ofSeconds(60)).until(() -> spooled() == 0 || !agent.isAlive());
                 int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5 || !agent.isAlive());
+                await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= served + 5 || !agent.isAlive());
                 assertThat(agent.isAlive()).as(agent.output()).isTrue();
                 assertThat(agent.output()).doesNotContain("OutOfMemoryError").contains("HTTP 500");
             }
@@ -99,7 +99,7 @@ class HostilePeersIT {
             Map<String, String> env = env(imds, "BRIDGE_WEBHOOK_URLS", webhook.url());
             try (AgentProcess agent = start("endless-header", env)) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.requests().size() >= 2 || !agent.isAlive());
-                await().atMost(Duration.ofSeconds(20)).until(() -> spooled() == 0 || !agent.isAlive());
+                await().atMost(Duration.ofSeconds(60)).until(() -> spooled() == 0 || !agent.isAlive());
                 assertThat(agent.isAlive()).as(agent.output()).isTrue();
             }
             assertThat(webhook.requests()).hasSize(2);
@@ -116,7 +116,7 @@ class HostilePeersIT {
                     "BRIDGE_EMAIL_TO", "ops@example.com", "BRIDGE_EMAIL_STARTTLS", "false");
             try (AgentProcess agent = start("huge-smtp-greeting", env)) {
                 await().atMost(Duration.ofSeconds(90)).until(() -> !smtp.accepted().isEmpty() || !agent.isAlive());
-                await().atMost(Duration.ofSeconds(20)).until(() -> spooled() == 0 || !agent.isAlive());
+                await().atMost(Duration.ofSeconds(60)).until(() -> spooled() == 0 || !agent.isAlive());
                 assertThat(agent.isAlive()).as(agent.output()).isTrue();
                 assertThat(agent.output()).doesNotContain("OutOfMemoryError");
             }
@@ -137,7 +137,7 @@ class HostilePeersIT {
                     "BRIDGE_DELIVERY_ATTEMPT_TIMEOUT", "3000");
             try (AgentProcess agent = start("trickling-webhook", env)) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.requests().size() >= 2);
-                await().atMost(Duration.ofSeconds(20)).until(() -> spooled() == 0);
+                await().atMost(Duration.ofSeconds(60)).until(() -> spooled() == 0);
                 assertThat(agent.isAlive()).isTrue();
             }
             HostileHttpReceiver.Request first = webhook.requests().stream().filter(r -> r.index() == 0).findFirst().orElseThrow();

@@ -94,7 +94,7 @@ class KillNineIT {
         ids.forEach(id -> expected.addAll(List.of(id + "/Scheduled", id + "/Started")));
         try (AgentProcess second = agent()) {
             await().atMost(Duration.ofSeconds(60)).until(() -> delivered().containsAll(expected));
-            await().atMost(Duration.ofSeconds(20)).until(() -> spooled() == 0);
+            await().atMost(Duration.ofSeconds(60)).until(() -> spooled() == 0);
         }
         assertThat(delivered()).as("nothing lost, nothing invented").isEqualTo(expected);
         Map<String, Set<String>> idsPerTransition = webhook.delivered().stream().collect(Collectors.groupingBy(
@@ -132,8 +132,8 @@ class KillNineIT {
         try (AgentProcess second = agent()) {
             await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 4);
             int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
-            await().atMost(Duration.ofSeconds(20)).until(() -> spooled() == 0);
+            await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= served + 5);
+            await().atMost(Duration.ofSeconds(60)).until(() -> spooled() == 0);
         }
         assertThat(webhook.delivered()).hasSize(4);
         assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::id).doesNotHaveDuplicates();
@@ -198,8 +198,8 @@ class KillNineIT {
         try (AgentProcess last = agent()) {
             await().atMost(Duration.ofSeconds(60)).until(() -> delivered().containsAll(expected));
             int served = imds.documentsServed();
-            await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
-            await().atMost(Duration.ofSeconds(20)).until(() -> spooled() == 0);
+            await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= served + 5);
+            await().atMost(Duration.ofSeconds(60)).until(() -> spooled() == 0);
         }
         assertThat(delivered()).as("nothing lost, nothing invented").isEqualTo(expected);
         // At-least-once: a kill between the 2xx and the spool deletion may repeat a message, never with a new id.

@@ -54,7 +54,7 @@ class ShutdownAndLoggingIT {
             try (AgentProcess second = AgentProcess.start("sigterm", env(imds, webhook), Map.of(), work)) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= 2);
                 int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+                await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= served + 5);
             }
             // Two events, each on its lane (bridge.webhook.concurrency): either may arrive first.
             assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).containsExactlyInAnyOrder(A, B);
@@ -81,7 +81,7 @@ class ShutdownAndLoggingIT {
             try (AgentProcess second = AgentProcess.start("sigterm-document", env(imds, webhook), Map.of(), work)) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() >= ids.size());
                 int served = imds.documentsServed();
-                await().atMost(Duration.ofSeconds(20)).until(() -> imds.documentsServed() >= served + 5);
+                await().atMost(Duration.ofSeconds(60)).until(() -> imds.documentsServed() >= served + 5);
             }
             assertThat(webhook.delivered()).extracting(WebhookReceiver.Request::eventId).as("each once: none of the "
                     + "delivered ones again after the restart, none lost").containsExactlyInAnyOrderElementsOf(ids);
@@ -125,7 +125,7 @@ class ShutdownAndLoggingIT {
             try (AgentProcess agent = AgentProcess.start("json-logs", env(imds, webhook, "BRIDGE_LOG_FORMAT", "json"),
                     Map.of(), work)) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> webhook.delivered().size() == 1);
-                await().atMost(Duration.ofSeconds(20)).until(() -> agent.output().contains(A));
+                await().atMost(Duration.ofSeconds(60)).until(() -> agent.output().contains(A));
                 List<String> lines = agent.output().lines().filter(l -> !l.isBlank()).toList();
                 assertThat(lines).hasSizeGreaterThan(10);
                 for (String line : lines) {

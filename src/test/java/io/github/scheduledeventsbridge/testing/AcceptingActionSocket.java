@@ -145,7 +145,7 @@ public final class AcceptingActionSocket implements AutoCloseable {
         server.close();
         for (Process host : hosts()) {
             host.destroyForcibly();
-            host.waitFor(10, TimeUnit.SECONDS);
+            host.waitFor(60, TimeUnit.SECONDS);
         }
         Files.deleteIfExists(path);
     }

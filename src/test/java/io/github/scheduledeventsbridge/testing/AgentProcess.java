@@ -45,7 +45,8 @@ public final class AgentProcess implements AutoCloseable {
         command.add(jar().toAbsolutePath().toString());
         Path logs = Path.of("target", "it-logs");
         Files.createDirectories(logs);
-        Path log = logs.resolve(name + "-" + RUNS.incrementAndGet() + ".log").toAbsolutePath();
+        // The test JVM's pid in the name: several test JVMs run at once and number their agents alike.
+        Path log = logs.resolve(name + "-" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet() + ".log").toAbsolutePath();
         ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         // Any free management port unless the test chose one: tests must not depend on 8080 being free.
@@ -93,7 +94,7 @@ public final class AgentProcess implements AutoCloseable {
     public void close() throws InterruptedException {
         if (process.isAlive()) {
             process.destroy();
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 kill9();
             }
         }

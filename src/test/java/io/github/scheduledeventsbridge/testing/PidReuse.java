@@ -40,11 +40,11 @@ public final class PidReuse {
                     + " && { setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $!; }", "pid-reuse", Long.toString(pid))
                     .redirectErrorStream(true).start();
             String out = new String(shell.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            shell.waitFor(10, TimeUnit.SECONDS);
+            shell.waitFor(30, TimeUnit.SECONDS);
             long got = Long.parseLong(out);
             if (got == pid) {
                 // The forked shell turns into setsid, which makes the group and turns into sleep.
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> processGroup(pid) == pid
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> processGroup(pid) == pid
                         && ProcessHandle.of(pid).flatMap(p -> p.info().command()).orElse("").endsWith("sleep"));
                 return ProcessHandle.of(pid).orElseThrow();
             }
