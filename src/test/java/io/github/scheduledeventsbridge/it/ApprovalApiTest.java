@@ -99,7 +99,7 @@ class ApprovalApiTest {
     }
 
     private double counted(String outcome) {
-        var counter = agent.context().getRegistry().findSingleByType(io.micrometer.core.instrument.MeterRegistry.class)
+        var counter = fixture.agent().context().getRegistry().findSingleByType(io.micrometer.core.instrument.MeterRegistry.class)
                 .find("bridge.approvals").tag("outcome", outcome).counter();
         return counter == null ? 0 : counter.count();
     }
