@@ -149,18 +149,4 @@ public class BridgeConfiguration implements CamelConfiguration {
             }
         }
     }
-
-    /** Visible in Hawtio's JMX tree next to Camel's own MBeans; replaces a leftover from a previous context. */
-    static void registerMBean(Object bean, String name) {
-        try {
-            javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
-            javax.management.ObjectName objectName = new javax.management.ObjectName(name);
-            if (server.isRegistered(objectName)) {
-                server.unregisterMBean(objectName);
-            }
-            server.registerMBean(bean, objectName);
-        } catch (javax.management.JMException e) {
-            LOG.warn("Cannot register {} in JMX: {}", name, e.getMessage());
-        }
-    }
 }

@@ -49,9 +49,7 @@ public class PollConfiguration implements CamelConfiguration {
 
     @BindToRegistry
     public Spool spool(BridgeSettings settings, Clock clock) {
-        Spool spool = new Spool(settings.stateDir().resolve("spool"), clock);
-        BridgeConfiguration.registerMBean(spool, "io.github.scheduledeventsbridge:type=Spool");
-        return spool;
+        return new Spool(settings.stateDir().resolve("spool"), clock);
     }
 
     @BindToRegistry

@@ -8,6 +8,7 @@ import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.delivery.AttemptDeadlines;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.SpoolInventory;
+import io.github.scheduledeventsbridge.delivery.SpoolMXBean;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.health.DeliveryMetrics;
 import io.github.scheduledeventsbridge.health.OutageLog;
@@ -20,6 +21,7 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Service;
 import org.apache.camel.StartupListener;
 import org.apache.camel.spi.CamelEvent;
+import org.apache.camel.spi.ManagementAgent;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.SimpleEventNotifierSupport;
@@ -28,6 +30,8 @@ import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.management.JMException;
+import javax.management.ObjectName;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
@@ -45,7 +49,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code autoStartup: false}).
  * <li>Once Camel has fully started (the sinks' lanes with it): {@link StartupRecovery} in plain Java (the spools
  * surveyed, actions resumed, the outbox dispatched), then the poll, through Camel's route controller, then
- * management: the management server, whose ~0.4 s would otherwise delay the first poll.
+ * management: the spool's MXBean beside Camel's MBeans, and the management server, whose ~0.4 s would otherwise
+ * delay the first poll.
  * </ol>
  * A stop: the attempts' deadlines shortened (below), the routes, then the management server, the approval server, the
  * action runner, the drain port, the Event Log writer, the outage log, the attempt deadlines and the simulator.
@@ -85,7 +90,8 @@ public class StartOrder implements CamelConfiguration {
         if (approvals != null) {
             startNow(context, approvals.listen());
         }
-        stopGracefully(context, deadlines, beans.findSingleByType(Spool.class), outageLog);
+        Spool spool = beans.findSingleByType(Spool.class);
+        stopGracefully(context, deadlines, spool, outageLog);
 
         // 2. Camel starts its services and the routes. 3. Then, once it has fully started:
         StartupRecovery recovery = new StartupRecovery(beans.findSingleByType(SpoolInventory.class),
@@ -95,8 +101,20 @@ public class StartOrder implements CamelConfiguration {
             recovery.run(context);
             context.getRouteController().startRoute(POLL);
             // The poll has started: health, metrics and the console come second.
+            manage(context, spool);
             ManagementServer.startIfInstalled(context);
         }));
+    }
+
+    /**
+     * The spool's MXBean among Camel's own MBeans, by Camel's management agent, which unregisters it when Camel stops;
+     * none where Camel keeps no MBeans (without a console: only Hawtio reads them).
+     */
+    private static void manage(CamelContext context, Spool spool) throws JMException {
+        ManagementAgent jmx = context.getManagementStrategy().getManagementAgent();
+        if (jmx != null) {
+            jmx.register(spool, new ObjectName(SpoolMXBean.OBJECT_NAME), true);
+        }
     }
 
     /**
