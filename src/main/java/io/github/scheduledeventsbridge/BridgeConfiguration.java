@@ -8,12 +8,10 @@ import io.github.scheduledeventsbridge.config.EnvironmentVariablesSource;
 import io.github.scheduledeventsbridge.config.OpenSecretFiles;
 import io.github.scheduledeventsbridge.config.SecretStrength;
 import io.github.scheduledeventsbridge.config.SettingsReader;
-import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
+import io.github.scheduledeventsbridge.eventlog.AgentLifeLog;
 import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.platform.Platform;
-import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
-import io.github.scheduledeventsbridge.storage.AtomicFiles;
 import org.apache.camel.BindToRegistry;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
@@ -45,8 +43,9 @@ public class BridgeConfiguration implements CamelConfiguration {
      * instance once when creating it and again when loading it, making every bean twice.
      */
     static List<CamelConfiguration> all() {
-        return List.of(new BridgeConfiguration(), new ManagementConfiguration(), new PollConfiguration(),
-                new DeliveryConfiguration(), new HealthConfiguration(), new ActionConfiguration(), new StartOrder());
+        return List.of(new BridgeConfiguration(), new SimulatorConfiguration(), new ManagementConfiguration(),
+                new PollConfiguration(), new DeliveryConfiguration(), new HealthConfiguration(), new ActionConfiguration(),
+                new StartOrder());
     }
 
     @BindToRegistry
@@ -55,10 +54,7 @@ public class BridgeConfiguration implements CamelConfiguration {
     @BindToRegistry
     public BridgeSettings bridgeSettings(CamelContext context) throws Exception {
         LOG.info("scheduled-events-bridge {} (commit {}) starting", BridgeVersion.current(), BridgeVersion.commit());
-        BridgeSettings settings = readSettings(context, (PropertiesComponent) context.getPropertiesComponent(),
-                platform(context));
-        AtomicFiles.removeLeftovers(settings.stateDir());
-        return settings;
+        return readSettings(context, (PropertiesComponent) context.getPropertiesComponent(), platform(context));
     }
 
     /** Tests bind their own "platform" (Windows on an in-memory file system); the agent runs on this JVM's. */
@@ -79,9 +75,6 @@ public class BridgeConfiguration implements CamelConfiguration {
                 LOG.warn("bridge.webhook.secret {}: receivers cannot trust the signatures", weakness);
             }
         }
-        LOG.info("Polling {} every {} ms (api-version {}), filter {}, state in {}", settings.imds().url(),
-                settings.imds().pollInterval().toMillis(), settings.imds().apiVersion(), settings.filterResources(),
-                settings.stateDir());
     }
 
     /**
@@ -114,23 +107,24 @@ public class BridgeConfiguration implements CamelConfiguration {
                 // Refused here, where the key's origin is known: only Windows has an Event Log (tests bind a writer).
                 EventLogSink.requireWindows(platform);
             }
-            if (!settings.simulator().enabled()) {
-                return settings;
+            if (settings.simulator().enabled()) {
+                refuseImdsWithSimulator(properties, sources);
             }
-            for (String key : List.of("bridge.imds.url", "bridge.imds.instance-url", "bridge.imds.identity-url")) {
-                String origin = sources.origin(key);
-                // A copy of the defaults (./config/application.properties in the repository) is not a choice.
-                boolean explicit = !properties.resolveProperty(key).orElse("")
-                        .equals(ConfigKeys.packaged().defaultValue(key));
-                if (explicit) {
-                    throw new BadConfigurationException(key, "cannot be set together with bridge.simulator.enabled=true "
-                            + "(the simulator is the IMDS); drop one of them").from(origin);
-                }
-            }
-            startSimulator(context, settings).forEach(properties::addOverrideProperty);
-            return BridgeSettings.read(values, platform);
+            return settings;
         } catch (BadConfigurationException bad) {
             throw bad.from(sources.origin(bad.key()));
+        }
+    }
+
+    /** The simulator is the IMDS ({@link StartOrder} points the agent at its port): another one is a contradiction. */
+    private static void refuseImdsWithSimulator(PropertiesComponent properties, ConfigurationSources sources) {
+        for (String key : List.of("bridge.imds.url", "bridge.imds.instance-url", "bridge.imds.identity-url")) {
+            // A copy of the defaults (./config/application.properties in the repository) is not a choice.
+            boolean explicit = !properties.resolveProperty(key).orElse("").equals(ConfigKeys.packaged().defaultValue(key));
+            if (explicit) {
+                throw new BadConfigurationException(key, "cannot be set together with bridge.simulator.enabled=true "
+                        + "(the simulator is the IMDS); drop one of them").from(sources.origin(key));
+            }
         }
     }
 
@@ -154,42 +148,5 @@ public class BridgeConfiguration implements CamelConfiguration {
                 Redaction.secret(part.substring("SharedAccessKey=".length()));
             }
         }
-    }
-
-    /** Visible in Hawtio's JMX tree next to Camel's own MBeans; replaces a leftover from a previous context. */
-    static void registerMBean(Object bean, String name) {
-        try {
-            javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
-            javax.management.ObjectName objectName = new javax.management.ObjectName(name);
-            if (server.isRegistered(objectName)) {
-                server.unregisterMBean(objectName);
-            }
-            server.registerMBean(bean, objectName);
-        } catch (javax.management.JMException e) {
-            LOG.warn("Cannot register {} in JMX: {}", name, e.getMessage());
-        }
-    }
-
-    /** The simulator runs inside this JVM and the agent is pointed at it (docs/getting-started.md). */
-    private static Map<String, String> startSimulator(CamelContext context, BridgeSettings settings) throws Exception {
-        ImdsSimulator.Options options = ImdsSimulator.Options.defaults()
-                .withPort(settings.simulator().port())
-                .withSpeed(settings.simulator().speed())
-                .withLoop(settings.simulator().loop());
-        if (!settings.simulator().scenarios().isEmpty()) {
-            try {
-                options = options.withScenarios(settings.simulator().scenarios());
-            } catch (IllegalArgumentException e) {
-                throw new BadConfigurationException("bridge.simulator.scenarios", e.getMessage());
-            }
-        }
-        ImdsSimulator simulator = new ImdsSimulator(options).start();
-        context.addService(StartOrder.stopping(simulator::close), true, true); // added first: stopped last
-        context.getRegistry().bind("imdsSimulator", simulator);
-        LOG.info("Built-in IMDS simulator listening on {} ({}x speed)", simulator.scheduledEventsUri(),
-                settings.simulator().speed());
-        return Map.of("bridge.imds.url", simulator.scheduledEventsUri().toString(),
-                "bridge.imds.instance-url", simulator.instanceComputeUri().toString(),
-                "bridge.imds.identity-url", simulator.identityTokenUri().toString());
     }
 }

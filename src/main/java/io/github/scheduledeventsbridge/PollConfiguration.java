@@ -2,7 +2,6 @@ package io.github.scheduledeventsbridge;
 
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.health.PollMetrics;
-import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.ImdsPoll;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
@@ -10,6 +9,7 @@ import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.platform.BootTime;
 import io.github.scheduledeventsbridge.state.ObservationWatch;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
+import io.github.scheduledeventsbridge.storage.StorageHealth;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.ResourceFilter;
 import io.github.scheduledeventsbridge.transitions.TransitionDetector;
@@ -49,9 +49,7 @@ public class PollConfiguration implements CamelConfiguration {
 
     @BindToRegistry
     public Spool spool(BridgeSettings settings, Clock clock) {
-        Spool spool = new Spool(settings.stateDir().resolve("spool"), clock);
-        BridgeConfiguration.registerMBean(spool, "io.github.scheduledeventsbridge:type=Spool");
-        return spool;
+        return new Spool(settings.stateDir().resolve("spool"), clock);
     }
 
     @BindToRegistry

@@ -1,5 +1,11 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.command.CommandObserver;
+import io.github.scheduledeventsbridge.command.CommandResult;
+import io.github.scheduledeventsbridge.command.CommandSpec;
+import io.github.scheduledeventsbridge.command.OutputLimiter;
+import io.github.scheduledeventsbridge.command.ProcessIdentity;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,5 +1,6 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.command.CommandResult;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.apache.camel.CamelContext;

@@ -1,6 +1,8 @@
 package io.github.scheduledeventsbridge.action;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.scheduledeventsbridge.command.CommandResult;
+import io.github.scheduledeventsbridge.command.ProcessTree;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;

@@ -3,6 +3,7 @@ package io.github.scheduledeventsbridge.action;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.scheduledeventsbridge.command.ProcessIdentity;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.storage.AtomicFiles;
 import org.slf4j.Logger;

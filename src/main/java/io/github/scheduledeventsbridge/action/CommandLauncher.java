@@ -1,5 +1,8 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.command.CommandObserver;
+import io.github.scheduledeventsbridge.command.CommandResult;
+import io.github.scheduledeventsbridge.command.CommandSpec;
 /** Where commands run: as the agent's own children, or handed to an action host over a Unix-domain socket. */
 interface CommandLauncher {
 

@@ -1,5 +1,10 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.command.CommandObserver;
+import io.github.scheduledeventsbridge.command.CommandResult;
+import io.github.scheduledeventsbridge.command.CommandSpec;
+import io.github.scheduledeventsbridge.command.HostProtocol;
+
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -23,11 +28,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Commands handed to an {@link ActionHost} over a Unix-domain socket, one connection each: the host runs them as its
- * own user in its own unit. Closing the connection is how the agent gives up (the host then kills the command), so
+ * Commands handed to an action host (actionhost.ActionHost) over a Unix-domain socket, one connection each: the
+ * host runs them as its own user in its own unit. Closing the connection is how the agent gives up (the host then kills the command), so
  * the agent's death, a stop, or a host that does not answer within the timeout and a grace all end the command.
  */
-final class HostSocketLauncher implements CommandLauncher {
+public final class HostSocketLauncher implements CommandLauncher {
 
     /** The host kills at the timeout itself; this covers the kill and the answer. */
     static final Duration GRACE = Duration.ofSeconds(15);
@@ -40,7 +45,7 @@ final class HostSocketLauncher implements CommandLauncher {
         return t;
     });
 
-    HostSocketLauncher(Path socket) {
+    public HostSocketLauncher(Path socket) {
         this.socket = socket;
     }
 

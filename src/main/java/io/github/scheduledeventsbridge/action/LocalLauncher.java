@@ -1,5 +1,12 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.command.BoundedCommand;
+import io.github.scheduledeventsbridge.command.CommandObserver;
+import io.github.scheduledeventsbridge.command.CommandResult;
+import io.github.scheduledeventsbridge.command.CommandSpec;
+import io.github.scheduledeventsbridge.command.ProcessTree;
+import io.github.scheduledeventsbridge.command.RunningProcesses;
+
 import java.time.Duration;
 
 /** Commands as the agent's own children: its user, its unit, its environment without BRIDGE_* variables. */

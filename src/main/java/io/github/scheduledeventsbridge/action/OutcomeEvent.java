@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge.action;
 
+import io.github.scheduledeventsbridge.command.CommandResult;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;

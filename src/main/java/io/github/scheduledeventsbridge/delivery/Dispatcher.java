@@ -2,8 +2,8 @@ package io.github.scheduledeventsbridge.delivery;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.storage.StateWriteException;
+import io.github.scheduledeventsbridge.storage.StorageHealth;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 
 import java.io.IOException;

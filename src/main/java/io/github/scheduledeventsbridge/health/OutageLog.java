@@ -1,14 +1,15 @@
 package io.github.scheduledeventsbridge.health;
 
+import io.github.scheduledeventsbridge.eventlog.AgentLifeLog;
+import io.github.scheduledeventsbridge.eventlog.LifeEvent;
 import io.github.scheduledeventsbridge.logging.Redaction;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.delivery.SpoolEntry;
-import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
-import io.github.scheduledeventsbridge.delivery.eventlog.LifeEvent;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
+import io.github.scheduledeventsbridge.storage.StorageHealth;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

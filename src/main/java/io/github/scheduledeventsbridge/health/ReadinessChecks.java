@@ -6,6 +6,7 @@ import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
+import io.github.scheduledeventsbridge.storage.StorageHealth;
 import org.apache.camel.CamelContext;
 import org.apache.camel.health.HealthCheckRegistry;
 import org.apache.camel.health.HealthCheckResultBuilder;

@@ -1,7 +1,7 @@
 package io.github.scheduledeventsbridge.imds;
 
-import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
-import io.github.scheduledeventsbridge.delivery.eventlog.LifeEvent;
+import io.github.scheduledeventsbridge.eventlog.AgentLifeLog;
+import io.github.scheduledeventsbridge.eventlog.LifeEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.platform.Platform;

@@ -5,9 +5,9 @@ import io.github.scheduledeventsbridge.platform.BootTime;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.scheduledeventsbridge.delivery.Spool;
-import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.ImdsDocument;
 import io.github.scheduledeventsbridge.imds.ScheduledEvent;
+import io.github.scheduledeventsbridge.storage.StorageHealth;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;
 import io.github.scheduledeventsbridge.transitions.Continuity;
 import io.github.scheduledeventsbridge.transitions.DetectedTransition;

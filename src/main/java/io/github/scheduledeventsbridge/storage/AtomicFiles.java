@@ -135,8 +135,8 @@ public final class AtomicFiles {
     }
 
     /**
-     * At start, before anything writes: the temporary files a crash (or a failed delete) left in the state directory,
-     * its spools and dead letters are deleted; their targets are whole, or were never written.
+     * At start, before any route or port runs: the temporary files a crash (or a failed delete) left in the state
+     * directory, its spools and dead letters are deleted; their targets are whole, or were never written.
      */
     public static void removeLeftovers(Path stateDir) throws IOException {
         if (!Files.isDirectory(stateDir)) {

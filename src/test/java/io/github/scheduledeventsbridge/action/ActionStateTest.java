@@ -2,6 +2,7 @@ package io.github.scheduledeventsbridge.action;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.scheduledeventsbridge.command.ProcessIdentity;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.platform.OperatingSystem;

@@ -147,7 +147,7 @@ class DispatcherTest {
     @DisplayName("a spool that cannot be written is a StateWriteException and a storage problem until spooling works")
     void spoolFailureIsReported() throws IOException {
         Sink sink = new Sink("a", "desc", "tpl", Sink.Target.NONE, e -> true);
-        io.github.scheduledeventsbridge.health.StorageHealth health = new io.github.scheduledeventsbridge.health.StorageHealth();
+        io.github.scheduledeventsbridge.storage.StorageHealth health = new io.github.scheduledeventsbridge.storage.StorageHealth();
         FaultyFileSystem disk = FaultyFileSystem.over(root.getFileSystem());
         Dispatcher dispatcher = new Dispatcher(new SinkRegistry(List.of(sink)), new Spool(disk.wrap(root)), health);
         disk.refuseWritesUnder(root.resolve("a"), "No space left on device");

@@ -1,9 +1,9 @@
 package io.github.scheduledeventsbridge.it;
 
-import io.github.scheduledeventsbridge.delivery.eventlog.EventLogEntry;
-import io.github.scheduledeventsbridge.delivery.eventlog.EventLogKind.EntryType;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
-import io.github.scheduledeventsbridge.delivery.eventlog.EventLogWriter;
+import io.github.scheduledeventsbridge.eventlog.EntryType;
+import io.github.scheduledeventsbridge.eventlog.EventLogEntry;
+import io.github.scheduledeventsbridge.eventlog.EventLogWriter;
 import io.github.scheduledeventsbridge.testing.AgentFixture;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.InProcessAgent;

@@ -47,7 +47,7 @@ class LoadOnlyWhatIsConfiguredIT {
             "Camel's JMX MBeans", List.of("org.apache.camel.management.mbean."),
             "IMDS simulator", List.of("io.github.scheduledeventsbridge.simulator.ImdsHandler"),
             // Only Windows can turn the Event Log sink on.
-            "Windows Event Log (JNA)", List.of("com.sun.jna.", "io.github.scheduledeventsbridge.delivery.eventlog."
+            "Windows Event Log (JNA)", List.of("com.sun.jna.", "io.github.scheduledeventsbridge.eventlog."
                     + "WindowsEventLogWriter"));
 
     @TempDir

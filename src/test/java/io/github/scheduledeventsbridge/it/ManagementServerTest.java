@@ -206,6 +206,26 @@ class ManagementServerTest {
     }
 
     @Test
+    void theSpoolMxBeanIsAmongCamelsMBeansWithAConsoleUnderItsDocumentedNameAndLeavesWithTheAgent() throws Exception {
+        javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        javax.management.ObjectName spool = new javax.management.ObjectName("io.github.scheduledeventsbridge:type=Spool");
+        start("bridge.management.username", USER, "bridge.management.password", PASSWORD,
+                "bridge.webhook.urls", "http://127.0.0.1:9/hook", "bridge.webhook.secret", "s");
+        await().atMost(Duration.ofSeconds(30)).until(() -> server().port() > 0);
+        assertThat(jmx.isRegistered(spool)).isTrue();
+        assertThat(jmx.getAttribute(spool, "TotalDepth")).isInstanceOf(Long.class);
+        javax.management.openmbean.TabularData depth = (javax.management.openmbean.TabularData) jmx.getAttribute(spool,
+                "DepthBySink");
+        assertThat(depth.get(new Object[] {"webhook 127.0.0.1:9"})).as(String.valueOf(depth)).isNotNull();
+        fixture.agent().close();
+        assertThat(jmx.isRegistered(spool)).as("unregistered with Camel's MBeans").isFalse();
+
+        start(); // no login: no console, and Camel keeps no MBeans
+        await().atMost(Duration.ofSeconds(30)).until(() -> server().port() > 0);
+        assertThat(jmx.isRegistered(spool)).isFalse();
+    }
+
+    @Test
     void itCanBeSwitchedOff() throws Exception {
         start("bridge.management.enabled", "false");
         assertThat(fixture.agent().context().getRegistry().lookupByName(ManagementServer.BEAN_NAME)).isNull();

@@ -90,4 +90,14 @@ class SimulatorLifecycleTest {
         assertThat(fixture.webhook().delivered()).allSatisfy(r ->
                 assertThat(r.json().path("data").path("resources").toString()).contains("sim-vm-0"));
     }
+
+    @Test
+    void aSimulatorPortThatCannotBeBoundStopsStartUpNamingTheKey() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            assertThatThrownBy(() -> InProcessAgent.builder(fixture.state())
+                    .with("bridge.simulator.enabled", "true")
+                    .with("bridge.simulator.port", Integer.toString(taken.getLocalPort())).start())
+                    .hasStackTraceContaining("bridge.simulator.port: cannot listen on 127.0.0.1:" + taken.getLocalPort());
+        }
+    }
 }

@@ -229,7 +229,7 @@ class PackagingLintTest {
                 "StandardInput=socket", "StandardOutput=socket", "KillMode=control-group", "MemoryMax=", "TasksMax=",
                 "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK", "SystemCallFilter=@system-service",
                 "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectProc=invisible",
-                "-cp /opt/scheduled-events-bridge/scheduled-events-bridge.jar io.github.scheduledeventsbridge.action.ActionHost")
+                "-cp /opt/scheduled-events-bridge/scheduled-events-bridge.jar io.github.scheduledeventsbridge.actionhost.ActionHost")
 ;
         assertThat(Files.readAllLines(ACTION_UNIT)).filteredOn(line -> !line.startsWith("#"))
                 .as("the agent's secrets are not the commands'").noneMatch(line -> line.contains("EnvironmentFile")

@@ -2,12 +2,12 @@ package io.github.scheduledeventsbridge.state;
 
 import io.github.scheduledeventsbridge.storage.StateWriteException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.github.scheduledeventsbridge.health.StorageHealth;
 import io.github.scheduledeventsbridge.imds.ImdsDocument;
 import io.github.scheduledeventsbridge.imds.ImdsDocumentParser;
 import io.github.scheduledeventsbridge.imds.LiveMigrationSeed;
 import io.github.scheduledeventsbridge.imds.ScheduledEvent;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
+import io.github.scheduledeventsbridge.storage.StorageHealth;
 import io.github.scheduledeventsbridge.testing.Docs;
 import io.github.scheduledeventsbridge.testing.FaultyFileSystem;
 import io.github.scheduledeventsbridge.transitions.CloudEventFactory;

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class AcceptingActionSocket implements AutoCloseable {
 
-    private static final String HOST_CLASS = "io.github.scheduledeventsbridge.action.ActionHost";
+    private static final String HOST_CLASS = "io.github.scheduledeventsbridge.actionhost.ActionHost";
 
     private final Path path;
     private final ServerSocketChannel server;

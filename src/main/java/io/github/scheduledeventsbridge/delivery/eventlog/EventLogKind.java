@@ -1,6 +1,9 @@
 package io.github.scheduledeventsbridge.delivery.eventlog;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.github.scheduledeventsbridge.eventlog.EntryType;
+import io.github.scheduledeventsbridge.eventlog.EventLogEntry;
+import io.github.scheduledeventsbridge.transitions.TransitionSummary;
 
 import java.util.Arrays;
 
@@ -24,21 +27,6 @@ public enum EventLogKind {
     ACTION_FAILED("ActionFailed", 1102, EntryType.ERROR),
     /** A kind this version does not know (a message spooled by a later version). */
     OTHER("any other", 1999, EntryType.INFORMATION);
-
-    /** The Event Log's own values (winnt.h EVENTLOG_*_TYPE), as ReportEvent takes them. */
-    public enum EntryType {
-        ERROR(0x0001), WARNING(0x0002), INFORMATION(0x0004);
-
-        private final int code;
-
-        EntryType(int code) {
-            this.code = code;
-        }
-
-        public int code() {
-            return code;
-        }
-    }
 
     private final String transition;
     private final int eventId;
@@ -71,5 +59,17 @@ public enum EventLogKind {
         }
         return Arrays.stream(values()).filter(k -> k != APPROVAL_DRY_RUN && k.transition.equals(transition))
                 .findFirst().orElse(OTHER);
+    }
+
+    /**
+     * The entry for a transition or an action outcome: the kind's id and type, and a message of one line a person reads
+     * in the Event Viewer's list (the same headline as the email subject) followed by the CloudEvent as JSON, which a
+     * log query can parse. {@code json} is the CloudEvent as it was spooled, {@code cloudEvent} the same parsed.
+     */
+    public static EventLogEntry entry(JsonNode cloudEvent, String json) {
+        EventLogKind kind = of(cloudEvent);
+        String message = TransitionSummary.headline(cloudEvent) + "\r\n\r\n" + json.strip();
+        return new EventLogEntry(kind.eventId(), kind.type(),
+                EventLogEntry.limit(message, "CloudEvent " + cloudEvent.path("id").asText("?")));
     }
 }

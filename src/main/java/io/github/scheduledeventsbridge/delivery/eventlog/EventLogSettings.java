@@ -3,13 +3,14 @@ package io.github.scheduledeventsbridge.delivery.eventlog;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.FilterSettings;
+import io.github.scheduledeventsbridge.eventlog.EventLogWriter;
 
 import java.util.regex.Pattern;
 
 /** The Windows Event Log sink: on or off, the source its entries carry, and which transitions it writes. */
 public record EventLogSettings(boolean enabled, String source, FilterSettings filter) {
 
-    public static final String DEFAULT_SOURCE = "scheduled-events-bridge";
+    public static final String DEFAULT_SOURCE = EventLogWriter.DEFAULT_SOURCE;
     /** A source is a registry key name under the log's key: no backslash, no control character. */
     private static final Pattern SOURCE = Pattern.compile("[^\\\\\\p{Cntrl}]{1,200}");
 

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.config.BadConfigurationException;
 import io.github.scheduledeventsbridge.delivery.Sink;
+import io.github.scheduledeventsbridge.eventlog.EventLogWriter;
+import io.github.scheduledeventsbridge.eventlog.WindowsEventLogWriter;
 import io.github.scheduledeventsbridge.platform.Platform;
 import io.github.scheduledeventsbridge.transitions.OutboundEvent;
 import org.apache.camel.Body;
@@ -43,7 +45,7 @@ public final class EventLogSink {
         }
         String json = new String(cloudEvent, StandardCharsets.UTF_8);
         JsonNode parsed = MAPPER.readTree(json);
-        writer.write(EventLogEntry.of(parsed, json));
+        writer.write(EventLogKind.entry(parsed, json));
     }
 
     /** The Windows Event Log of this machine, or one clear refusal where the platform has none. */

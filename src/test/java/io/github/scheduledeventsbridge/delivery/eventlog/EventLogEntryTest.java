@@ -3,7 +3,8 @@ package io.github.scheduledeventsbridge.delivery.eventlog;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.scheduledeventsbridge.delivery.eventlog.EventLogKind.EntryType;
+import io.github.scheduledeventsbridge.eventlog.EntryType;
+import io.github.scheduledeventsbridge.eventlog.EventLogEntry;
 import io.github.scheduledeventsbridge.testing.SampleEvents;
 import io.github.scheduledeventsbridge.transitions.TransitionType;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,7 @@ class EventLogEntryTest {
                 "vm-1");
         String json = MAPPER.writeValueAsString(cloudEvent);
 
-        EventLogEntry entry = EventLogEntry.of(cloudEvent, json);
+        EventLogEntry entry = EventLogKind.entry(cloudEvent, json);
 
         assertThat(entry.eventId()).isEqualTo(id);
         assertThat(entry.type()).isEqualTo(type);
@@ -77,7 +78,7 @@ class EventLogEntryTest {
         // 𝄞 is two UTF-16 units: whatever the cut, no half of one may remain.
         for (int pad = 0; pad < 2; pad++) {
             ((ObjectNode) cloudEvent.path("data")).put("description", "x".repeat(pad) + "𝄞".repeat(20_000));
-            EventLogEntry entry = EventLogEntry.of(cloudEvent, MAPPER.writeValueAsString(cloudEvent));
+            EventLogEntry entry = EventLogKind.entry(cloudEvent, MAPPER.writeValueAsString(cloudEvent));
 
             assertThat(entry.message().length()).isLessThanOrEqualTo(EventLogEntry.MAX_MESSAGE).isGreaterThan(31_000);
             assertThat(entry.message()).startsWith("Freeze of vm-1 scheduled")
@@ -106,7 +107,7 @@ class EventLogEntryTest {
 
     private static EventLogEntry entry(JsonNode cloudEvent) {
         try {
-            return EventLogEntry.of(cloudEvent, MAPPER.writeValueAsString(cloudEvent));
+            return EventLogKind.entry(cloudEvent, MAPPER.writeValueAsString(cloudEvent));
         } catch (Exception e) {
             throw new AssertionError(e);
         }

@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import java.time.Duration;
 
@@ -12,15 +12,15 @@ public record CommandResult(String outcome, Integer exitCode, Duration took, Str
     public static final String FAILED = "failed";
     public static final String TIMED_OUT = "timed-out";
 
-    static CommandResult exited(int exitCode, Duration took) {
+    public static CommandResult exited(int exitCode, Duration took) {
         return new CommandResult(exitCode == 0 ? SUCCEEDED : FAILED, exitCode, took, null);
     }
 
-    static CommandResult timedOut(Duration took) {
+    public static CommandResult timedOut(Duration took) {
         return new CommandResult(TIMED_OUT, null, took, null);
     }
 
-    static CommandResult notRun(String why, Duration took) {
+    public static CommandResult notRun(String why, Duration took) {
         return new CommandResult(FAILED, null, took, why);
     }
 

@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import io.github.scheduledeventsbridge.platform.OperatingSystem;
 import io.github.scheduledeventsbridge.platform.Platform;

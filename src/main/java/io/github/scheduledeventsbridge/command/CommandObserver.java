@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 /** What a running command tells its caller: its pid once started, its (bounded) output lines, what was dropped. */
 public interface CommandObserver {

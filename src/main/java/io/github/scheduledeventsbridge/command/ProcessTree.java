@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import io.github.scheduledeventsbridge.platform.Platform;
 
@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * covers the rest (and is all there is on Windows). A process that starts a session of its own again escapes both:
  * only a cgroup (the action host's unit) holds that.
  */
-final class ProcessTree {
+public final class ProcessTree {
 
     private static final Path SETSID = Path.of("/usr/bin/setsid");
     private static final Path PROC = Path.of("/proc");
@@ -26,15 +26,15 @@ final class ProcessTree {
     }
 
     /** True when commands get a session of their own (their pid is then their process group id). */
-    static boolean ownSessions() {
+    public static boolean ownSessions() {
         return ownSessions(Platform.current());
     }
 
-    static boolean ownSessions(Platform platform) {
+    public static boolean ownSessions(Platform platform) {
         return !platform.windows() && Files.isExecutable(SETSID);
     }
 
-    static List<String> inOwnSession(List<String> argv) {
+    public static List<String> inOwnSession(List<String> argv) {
         if (!ownSessions()) {
             return argv;
         }
@@ -45,7 +45,7 @@ final class ProcessTree {
     }
 
     /** Kills the process, its process group when it leads one, and every descendant; waits a little for the process. */
-    static void kill(ProcessHandle process, boolean groupLeader) {
+    public static void kill(ProcessHandle process, boolean groupLeader) {
         for (int round = 0; round < 3; round++) {
             List<ProcessHandle> below = process.descendants().toList();
             if (groupLeader) {
@@ -72,7 +72,7 @@ final class ProcessTree {
      * environment can be read, carries the command's {@code variable=value} (its run tag); a pid reused by another
      * process, in a group of its own or not, is left alone. Returns the process that was ended, if any.
      */
-    static Optional<ProcessHandle> killLeftover(ProcessIdentity leftover, String variable, String value) {
+    public static Optional<ProcessHandle> killLeftover(ProcessIdentity leftover, String variable, String value) {
         Optional<ProcessHandle> leader = leftover.live().filter(p -> !lacks(p.pid(), variable, value));
         leader.ifPresent(p -> kill(p, ownSessions()));
         return leader;
@@ -96,7 +96,7 @@ final class ProcessTree {
      * Waits until the process has exited (an action host ends its own leftovers; the agent may not kill another
      * user's). Exited counts, reaped or not: a zombie whose new parent is slow to reap it is not still running.
      */
-    static boolean awaitGone(ProcessHandle process, java.time.Duration atMost) {
+    public static boolean awaitGone(ProcessHandle process, java.time.Duration atMost) {
         long deadline = System.nanoTime() + atMost.toNanos();
         while (process.isAlive() && !ProcessIdentity.exited(process.pid())) {
             long left = deadline - System.nanoTime();
@@ -120,11 +120,11 @@ final class ProcessTree {
      * it), zombies (exited, not yet reaped) left out. Others' processes cannot be read and are skipped; without /proc
      * (Windows) there are none.
      */
-    static List<ProcessHandle> withVariable(String variable, String value) {
+    public static List<ProcessHandle> withVariable(String variable, String value) {
         return withVariable(Platform.current(), variable, value);
     }
 
-    static List<ProcessHandle> withVariable(Platform platform, String variable, String value) {
+    public static List<ProcessHandle> withVariable(Platform platform, String variable, String value) {
         if (!readsProc(platform)) {
             return List.of();
         }

@@ -1,5 +1,11 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.actionhost;
 
+import io.github.scheduledeventsbridge.action.HostSocketLauncher;
+import io.github.scheduledeventsbridge.command.CommandResult;
+import io.github.scheduledeventsbridge.command.CommandSpec;
+import io.github.scheduledeventsbridge.command.HostProtocol;
+import io.github.scheduledeventsbridge.command.OutputLimiter;
+import io.github.scheduledeventsbridge.command.RecordingObserver;
 import io.github.scheduledeventsbridge.testing.AcceptingActionSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

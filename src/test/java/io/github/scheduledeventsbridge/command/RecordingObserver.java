@@ -1,16 +1,16 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
 /** What a command told its caller, as an agent would log it: pids, lines, and what was dropped. */
-final class RecordingObserver implements CommandObserver {
+public final class RecordingObserver implements CommandObserver {
 
-    final List<Long> pids = Collections.synchronizedList(new ArrayList<>());
-    final List<String> lines = Collections.synchronizedList(new ArrayList<>());
-    volatile long droppedBytes;
-    volatile long droppedLines;
+    public final List<Long> pids = Collections.synchronizedList(new ArrayList<>());
+    public final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    public volatile long droppedBytes;
+    public volatile long droppedLines;
 
     @Override
     public void started(long pid) {

@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -15,28 +15,29 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The agent and an {@link ActionHost} speak over one connection in frames: a type byte, a 4-byte length, the payload.
+ * The agent and an action host (actionhost.ActionHost) speak over one connection in frames: a type byte, a 4-byte
+ * length, the payload.
  * The agent sends one request ({@code Q}) and then only listens; closing the connection means it gave up. The host
  * answers with {@code S} (pid), {@code L} (an output line), {@code D} (output dropped) and finally {@code E} (the
  * outcome). Internal to this product: both ends always come from the same jar.
  */
-final class HostProtocol {
+public final class HostProtocol {
 
-    static final int VERSION = 1;
-    static final byte REQUEST = 'Q';
-    static final byte STARTED = 'S';
-    static final byte LINE = 'L';
-    static final byte DROPPED = 'D';
-    static final byte END = 'E';
+    public static final int VERSION = 1;
+    public static final byte REQUEST = 'Q';
+    public static final byte STARTED = 'S';
+    public static final byte LINE = 'L';
+    public static final byte DROPPED = 'D';
+    public static final byte END = 'E';
 
     /** A request carries the CloudEvent (bounded by the IMDS document size the agent accepts) and the command. */
-    static final int MAX_REQUEST = 16 * 1024 * 1024;
+    public static final int MAX_REQUEST = 16 * 1024 * 1024;
     /** Every answer frame is small: a line is at most {@link OutputLimiter#MAX_LINE_BYTES} plus a short note. */
-    static final int MAX_ANSWER = 64 * 1024;
+    public static final int MAX_ANSWER = 64 * 1024;
     private static final int MAX_ITEMS = 256;
 
-    record Frame(byte type, byte[] payload) {
-        DataInputStream data() {
+    public record Frame(byte type, byte[] payload) {
+        public DataInputStream data() {
             return new DataInputStream(new java.io.ByteArrayInputStream(payload));
         }
     }
@@ -44,7 +45,7 @@ final class HostProtocol {
     private HostProtocol() {
     }
 
-    static void writeRequest(OutputStream out, CommandSpec spec) throws IOException {
+    public static void writeRequest(OutputStream out, CommandSpec spec) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DataOutputStream data = new DataOutputStream(bytes);
         data.writeInt(VERSION);
@@ -65,7 +66,7 @@ final class HostProtocol {
     }
 
     /** The request, checked: a version this host speaks, a program, SEB_* variables only, a positive timeout. */
-    static CommandSpec readRequest(InputStream in) throws IOException {
+    public static CommandSpec readRequest(InputStream in) throws IOException {
         Frame frame = readFrame(in, MAX_REQUEST);
         if (frame == null || frame.type() != REQUEST) {
             throw new IOException("expected a request");
@@ -101,7 +102,7 @@ final class HostProtocol {
         return new CommandSpec(argv, environment, stdin, Duration.ofMillis(timeout), label);
     }
 
-    static void writeEnd(OutputStream out, CommandResult result) throws IOException {
+    public static void writeEnd(OutputStream out, CommandResult result) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DataOutputStream data = new DataOutputStream(bytes);
         writeString(data, result.outcome());
@@ -111,7 +112,7 @@ final class HostProtocol {
         writeFrame(out, END, bytes.toByteArray());
     }
 
-    static CommandResult readEnd(Frame frame) throws IOException {
+    public static CommandResult readEnd(Frame frame) throws IOException {
         DataInputStream data = frame.data();
         String outcome = readString(data);
         if (!List.of(CommandResult.SUCCEEDED, CommandResult.FAILED, CommandResult.TIMED_OUT).contains(outcome)) {
@@ -124,7 +125,7 @@ final class HostProtocol {
                 failure.isEmpty() ? null : failure);
     }
 
-    static void writeFrame(OutputStream out, byte type, byte[] payload) throws IOException {
+    public static void writeFrame(OutputStream out, byte type, byte[] payload) throws IOException {
         DataOutputStream data = new DataOutputStream(out);
         data.writeByte(type);
         data.writeInt(payload.length);
@@ -133,7 +134,7 @@ final class HostProtocol {
     }
 
     /** The next frame, or null at a clean end of stream (between frames). */
-    static Frame readFrame(InputStream in, int maxLength) throws IOException {
+    public static Frame readFrame(InputStream in, int maxLength) throws IOException {
         int type = in.read();
         if (type < 0) {
             return null;
@@ -150,7 +151,7 @@ final class HostProtocol {
         return new Frame((byte) type, payload);
     }
 
-    static byte[] longs(long... values) throws IOException {
+    public static byte[] longs(long... values) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DataOutputStream data = new DataOutputStream(bytes);
         for (long v : values) {

@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,12 +22,12 @@ import java.util.Optional;
  * @param bootId      Linux: /proc/sys/kernel/random/boot_id when the pid was written down
  * @param pidNamespace Linux: the agent's pid namespace ({@code pid:[inode]}) when the pid was written down
  */
-record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootId, String pidNamespace) {
+public record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootId, String pidNamespace) {
 
     private static final Path PROC = Path.of("/proc");
 
     /** The process running as {@code pid} now; {@code fallbackMillis} when the JDK cannot tell its start time. */
-    static ProcessIdentity of(long pid, long fallbackMillis) {
+    public static ProcessIdentity of(long pid, long fallbackMillis) {
         long millis = ProcessHandle.of(pid).flatMap(p -> p.info().startInstant())
                 .map(java.time.Instant::toEpochMilli).orElse(fallbackMillis);
         if (!readsProc(Platform.current())) {
@@ -42,7 +42,7 @@ record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootI
      * The process, when the one running as this pid now is provably this one and has not exited; otherwise empty
      * (gone, a zombie, another boot or pid namespace, another start time, or identity not provable: never a guess).
      */
-    Optional<ProcessHandle> live() {
+    public Optional<ProcessHandle> live() {
         if (readsProc(Platform.current())) {
             if (startTicks == null || bootId == null || pidNamespace == null
                     || !bootId.equals(currentBootId()) || !pidNamespace.equals(currentPidNamespace())) {
@@ -59,7 +59,7 @@ record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootI
     }
 
     /** Its fields in a step of actions.log or an entry of actions.json. */
-    void writeTo(ObjectNode node) {
+    public void writeTo(ObjectNode node) {
         node.put("pid", pid).put("pidStartMillis", startMillis);
         if (startTicks != null) {
             node.put("pidStartTicks", startTicks);
@@ -73,7 +73,7 @@ record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootI
     }
 
     /** What {@link #writeTo} wrote, or null; a file from before these fields were kept has pid and millis only. */
-    static ProcessIdentity readFrom(JsonNode node) {
+    public static ProcessIdentity readFrom(JsonNode node) {
         if (!node.hasNonNull("pid")) {
             return null;
         }
@@ -85,7 +85,7 @@ record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootI
     }
 
     /** True when the process running as {@code pid} has exited and waits to be reaped (a zombie), or is gone. */
-    static boolean exited(long pid) {
+    public static boolean exited(long pid) {
         if (!readsProc(Platform.current())) {
             return ProcessHandle.of(pid).isEmpty();
         }
@@ -93,11 +93,11 @@ record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootI
         return stat == null || stat.exited();
     }
 
-    static boolean readsProc(Platform platform) {
+    public static boolean readsProc(Platform platform) {
         return !platform.windows() && Files.isDirectory(PROC);
     }
 
-    static String currentBootId() {
+    public static String currentBootId() {
         try {
             return Files.readString(PROC.resolve("sys/kernel/random/boot_id"), StandardCharsets.US_ASCII).trim();
         } catch (IOException | RuntimeException e) {
@@ -105,7 +105,7 @@ record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootI
         }
     }
 
-    static String currentPidNamespace() {
+    public static String currentPidNamespace() {
         try {
             return Files.readSymbolicLink(PROC.resolve("self/ns/pid")).toString();
         } catch (IOException | RuntimeException e) {
@@ -114,14 +114,14 @@ record ProcessIdentity(long pid, long startMillis, Long startTicks, String bootI
     }
 
     /** The fields of /proc/PID/stat that matter here. */
-    record Stat(char state, long startTicks) {
+    public record Stat(char state, long startTicks) {
 
         /** Z (zombie) and X (dead): exited, only not reaped yet. */
-        boolean exited() {
+        public boolean exited() {
             return state == 'Z' || state == 'X';
         }
 
-        static Stat read(long pid) {
+        public static Stat read(long pid) {
             try {
                 String stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"), StandardCharsets.UTF_8);
                 // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so count from the last ')'.

@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.delivery.eventlog;
+package io.github.scheduledeventsbridge.eventlog;
 
 import com.sun.jna.platform.win32.Advapi32;
 import com.sun.jna.platform.win32.Advapi32Util;
@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * an unregistered source still writes, but the Event Viewer then prefixes "The description for Event ID … cannot be
  * found", hence the warning at start. Only ever loaded on Windows.
  */
-final class WindowsEventLogWriter implements EventLogWriter {
+public final class WindowsEventLogWriter implements EventLogWriter {
 
     private static final Logger LOG = LoggerFactory.getLogger(WindowsEventLogWriter.class);
     static final String SOURCES = "SYSTEM\\CurrentControlSet\\Services\\EventLog\\Application\\";
@@ -24,7 +24,7 @@ final class WindowsEventLogWriter implements EventLogWriter {
     private final String source;
     private final WinNT.HANDLE handle;
 
-    WindowsEventLogWriter(String source) {
+    public WindowsEventLogWriter(String source) {
         this.source = source;
         if (!Advapi32Util.registryKeyExists(WinReg.HKEY_LOCAL_MACHINE, SOURCES + source)) {
             LOG.warn("Event Log source '{}' is not registered in the Application log: entries are written, but the "

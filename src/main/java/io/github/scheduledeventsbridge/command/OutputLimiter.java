@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import java.nio.charset.StandardCharsets;
 import java.util.function.LongSupplier;
@@ -10,12 +10,12 @@ import java.util.function.LongSupplier;
  * Everything beyond is counted and reported once at the end. Memory stays one line buffer, so one 40 MB line without
  * a newline costs 4 KiB, and {@code yes} cannot flood the log.
  */
-final class OutputLimiter {
+public final class OutputLimiter {
 
-    static final int MAX_LINE_BYTES = 4096;
-    static final long BUDGET_BYTES = 256 * 1024;
-    static final int BURST_LINES = 1000;
-    static final int LINES_PER_SECOND = 100;
+    public static final int MAX_LINE_BYTES = 4096;
+    public static final long BUDGET_BYTES = 256 * 1024;
+    public static final int BURST_LINES = 1000;
+    public static final int LINES_PER_SECOND = 100;
 
     private final CommandObserver observer;
     private final LongSupplier nanoTime;
@@ -29,17 +29,17 @@ final class OutputLimiter {
     private double tokens = BURST_LINES;
     private long refilled;
 
-    OutputLimiter(CommandObserver observer) {
+    public OutputLimiter(CommandObserver observer) {
         this(observer, System::nanoTime);
     }
 
-    OutputLimiter(CommandObserver observer, LongSupplier nanoTime) {
+    public OutputLimiter(CommandObserver observer, LongSupplier nanoTime) {
         this.observer = observer;
         this.nanoTime = nanoTime;
         this.refilled = nanoTime.getAsLong();
     }
 
-    void accept(byte[] buffer, int offset, int count) {
+    public void accept(byte[] buffer, int offset, int count) {
         for (int i = offset; i < offset + count; i++) {
             byte b = buffer[i];
             if (b == '\n') {
@@ -56,7 +56,7 @@ final class OutputLimiter {
     }
 
     /** The end of the output: a last line without newline is passed on, and what was dropped is reported. */
-    void finish() {
+    public void finish() {
         if (pending) {
             endLine(0);
         }

@@ -1,7 +1,7 @@
-package io.github.scheduledeventsbridge.health;
+package io.github.scheduledeventsbridge.storage;
 
-import io.github.scheduledeventsbridge.delivery.eventlog.AgentLifeLog;
-import io.github.scheduledeventsbridge.delivery.eventlog.LifeEvent;
+import io.github.scheduledeventsbridge.eventlog.AgentLifeLog;
+import io.github.scheduledeventsbridge.eventlog.LifeEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

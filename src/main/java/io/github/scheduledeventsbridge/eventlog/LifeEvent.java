@@ -1,11 +1,9 @@
-package io.github.scheduledeventsbridge.delivery.eventlog;
-
-import io.github.scheduledeventsbridge.delivery.eventlog.EventLogKind.EntryType;
+package io.github.scheduledeventsbridge.eventlog;
 
 /**
  * What the agent writes about itself to the Application log on Windows ({@link AgentLifeLog}), whatever
- * {@code bridge.eventlog.enabled} says: where Windows administrators and their monitoring look first. Like
- * {@link EventLogKind}'s, these ids are an interface (docs/windows.md): never renumber one.
+ * {@code bridge.eventlog.enabled} says: where Windows administrators and their monitoring look first. Like the Event
+ * Log sink's, these ids are an interface (docs/windows.md): never renumber one.
  */
 public enum LifeEvent {
     STARTED(2001, EntryType.INFORMATION),

@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -24,7 +24,7 @@ public record CommandSpec(List<String> argv, Map<String, String> environment, by
      * environment), and control characters (line breaks included) would let an IMDS field forge lines in a script's
      * own output or in files it writes. Each becomes a space; everything else is kept.
      */
-    static String safeValue(String value) {
+    public static String safeValue(String value) {
         if (value == null) {
             return "";
         }

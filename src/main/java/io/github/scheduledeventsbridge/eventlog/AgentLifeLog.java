@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.delivery.eventlog;
+package io.github.scheduledeventsbridge.eventlog;
 
 import io.github.scheduledeventsbridge.platform.Platform;
 import org.slf4j.Logger;
@@ -23,7 +23,7 @@ public final class AgentLifeLog {
             ? new WindowsEventLogWriter(source) : null;
 
     private static Function<String, EventLogWriter> writers = SYSTEM;
-    private static String source = EventLogSettings.DEFAULT_SOURCE;
+    private static String source = EventLogWriter.DEFAULT_SOURCE;
     private static EventLogWriter writer;
     private static boolean opened;
     private static boolean failing;
@@ -69,7 +69,7 @@ public final class AgentLifeLog {
             synchronized (AgentLifeLog.class) {
                 closeWriter();
                 writers = SYSTEM;
-                source = EventLogSettings.DEFAULT_SOURCE;
+                source = EventLogWriter.DEFAULT_SOURCE;
             }
         };
     }

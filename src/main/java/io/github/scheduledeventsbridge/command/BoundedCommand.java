@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import io.github.scheduledeventsbridge.platform.Platform;
 import io.github.scheduledeventsbridge.windows.ChildEnvironment;
@@ -18,13 +18,13 @@ import java.util.concurrent.TimeUnit;
  * reads a large input still times out), its output read in chunks through an {@link OutputLimiter}, and at the
  * timeout its whole tree killed. Plain JDK only: the action host runs it too.
  */
-final class BoundedCommand {
+public final class BoundedCommand {
 
     /** How long output is still read after the command exited (a background child may hold the pipe open). */
     private static final Duration OUTPUT_GRACE = Duration.ofSeconds(1);
 
     /** Which environment the command starts from, before its SEB_* variables are added. */
-    enum Environment {
+    public enum Environment {
         /** The caller's, without any BRIDGE_* variable (the agent's configuration and secrets). */
         INHERITED_WITHOUT_BRIDGE,
         /** Only PATH, LANG, HOME, USER and LOGNAME (the action host: nothing of whoever started it). */
@@ -38,8 +38,8 @@ final class BoundedCommand {
      * Runs it to its end or its timeout. {@code running} holds the process meanwhile (so that a stopping agent can
      * kill it; once it is closed nothing starts); an interrupt kills it too and is passed on.
      */
-    static CommandResult run(CommandSpec spec, Environment base, CommandObserver observer, RunningProcesses running)
-            throws InterruptedException {
+    public static CommandResult run(CommandSpec spec, Environment base, CommandObserver observer,
+                                    RunningProcesses running) throws InterruptedException {
         long started = System.nanoTime();
         if (!running.beginStart()) {
             throw new InterruptedException("stopping: no command is started any more");
@@ -93,7 +93,7 @@ final class BoundedCommand {
     }
 
     /** Windows searches more than the PATH (the system directories, PATHEXT): there a name is left to it to find. */
-    static boolean findable(String program, String path, Platform platform) {
+    public static boolean findable(String program, String path, Platform platform) {
         if (program.contains(File.separator) || path == null) {
             return Files.isExecutable(Path.of(program));
         }

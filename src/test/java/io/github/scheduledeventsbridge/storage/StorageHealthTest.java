@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.health;
+package io.github.scheduledeventsbridge.storage;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,12 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.actionhost;
+
+import io.github.scheduledeventsbridge.command.BoundedCommand;
+import io.github.scheduledeventsbridge.command.CommandObserver;
+import io.github.scheduledeventsbridge.command.CommandResult;
+import io.github.scheduledeventsbridge.command.CommandSpec;
+import io.github.scheduledeventsbridge.command.HostProtocol;
+import io.github.scheduledeventsbridge.command.ProcessTree;
+import io.github.scheduledeventsbridge.command.RunningProcesses;
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;

@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.action;
+package io.github.scheduledeventsbridge.command;
 
 import java.time.Duration;
 import java.util.HashSet;
@@ -10,14 +10,14 @@ import java.util.Set;
  * went away). A process can be running before {@code ProcessBuilder.start()} returns: closing therefore waits for
  * starts under way, so that no command started around the close escapes it, and refuses new ones.
  */
-final class RunningProcesses {
+public final class RunningProcesses {
 
     private final Set<Process> processes = new HashSet<>();
     private int starting;
     private boolean closed;
 
     /** False once closed: the command must not be started. */
-    synchronized boolean beginStart() {
+    public synchronized boolean beginStart() {
         if (closed) {
             return false;
         }
@@ -26,7 +26,7 @@ final class RunningProcesses {
     }
 
     /** The start under way ended: with this process, or with none (null). */
-    synchronized void endStart(Process process) {
+    public synchronized void endStart(Process process) {
         starting--;
         if (process != null) {
             processes.add(process);
@@ -34,12 +34,12 @@ final class RunningProcesses {
         notifyAll();
     }
 
-    synchronized void remove(Process process) {
+    public synchronized void remove(Process process) {
         processes.remove(process);
     }
 
     /** Refuses further starts, waits (a bounded time) for those under way, and returns every process still listed. */
-    synchronized List<Process> close(Duration atMost) {
+    public synchronized List<Process> close(Duration atMost) {
         closed = true;
         long deadline = System.nanoTime() + atMost.toNanos();
         while (starting > 0) {
@@ -57,7 +57,7 @@ final class RunningProcesses {
         return List.copyOf(processes);
     }
 
-    synchronized boolean isEmpty() {
+    public synchronized boolean isEmpty() {
         return processes.isEmpty() && starting == 0;
     }
 }
