@@ -9,9 +9,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -139,6 +143,38 @@ class StartUpRefusalsTest {
         assertThat(refusal.code).isEqualTo(2);
         assertThat(refusal.line()).contains("Bad configuration: bridge.imds.url: cannot be set together with "
                 + "bridge.simulator.enabled=true").contains("(from -Dbridge.imds.url)");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"change-me", "x", "secret", "changeme", "<your-approval-secret>",
+            "change-me-to-at-least-32-random-characters", "short-but-not-a-placeholder",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})
+    void aWeakOrPlaceholderApprovalSecretStopsStartUpWithOneLineWithoutIt(String secret) throws Exception {
+        Refusal refusal = start(Map.of("bridge.simulator.enabled", "true", "bridge.approval.port", "0"),
+                Map.of("BRIDGE_APPROVAL_SECRET", secret));
+
+        assertThat(refusal.code).isEqualTo(2);
+        assertThat(refusal.line()).startsWith("Bad configuration: bridge.approval.secret: ");
+        assertThat(refusal.stderr + refusal.log).doesNotContain("\tat ").doesNotContain("Exception");
+        if (secret.length() > 6) {
+            assertThat(refusal.stderr + refusal.log).as("the secret itself is never printed").doesNotContain(secret);
+        }
+    }
+
+    @Test
+    void anApprovalPortAlreadyInUseStopsStartUpBeforeTheApiIsAnnounced() throws Exception {
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0));
+
+            Refusal refusal = start(Map.of("bridge.simulator.enabled", "true",
+                            "bridge.approval.port", Integer.toString(taken.getLocalPort())),
+                    Map.of("BRIDGE_APPROVAL_SECRET", "a-strong-approval-secret-0123456789abcdef"));
+
+            assertThat(refusal.code).isEqualTo(2);
+            assertThat(refusal.line()).startsWith("Bad configuration: bridge.approval.port: ")
+                    .contains(Integer.toString(taken.getLocalPort()));
+            assertThat(refusal.stderr + refusal.log).doesNotContain("\tat ").doesNotContain("Remote approval API on");
+        }
     }
 
     /** The exit code runAgent returned, what it printed on standard error and what it logged. */
