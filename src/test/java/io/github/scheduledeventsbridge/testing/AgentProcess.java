@@ -34,7 +34,7 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     /**
-     * The JVM options that start the jar from {@link #sharedArchive()}: about half the CPU of a start (BENCHMARKS.md),
+     * The JVM options that start the jar from {@link #sharedArchive()}: a third to 40 % less CPU per start,
      * for the ~100 JVMs of the jar the integration tests start. None when the archive is missing or older than the
      * jar (a JVM would refuse it). The JVM's own notes on the archive are off, so that the agent's output is the same
      * with it or without; ClassDataSharingIT checks that the archive is used.
