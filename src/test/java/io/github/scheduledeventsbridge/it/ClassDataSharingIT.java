@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * bin/create-cds-archive, as the Dockerfile runs it: the archive it writes is accepted by a JVM started with the
- * shipped flags, and the agent's own classes then come from it rather than from the jar.
+ * shipped flags, and the agent's own classes then come from it rather than from the jar. The one the build makes for
+ * the tests serves their JVMs of the jar likewise.
  */
 class ClassDataSharingIT {
 
@@ -42,6 +43,20 @@ class ClassDataSharingIT {
             String log = agent.output();
             assertThat(log).doesNotContain("Unable to use shared archive");
             assertThat(log).contains("io.github.scheduledeventsbridge.transitions.TransitionDetector source: shared objects file (top)",
+                    "org.apache.camel.impl.DefaultCamelContext source: shared objects file (top)");
+        }
+    }
+
+    /** What makes the integration tests' ~100 starts of the jar cheaper: without it, every start reads the fat jar. */
+    @Test
+    void theTestsJvmsOfTheJarStartFromTheArchiveTheBuildMade() throws Exception {
+        assertThat(AgentProcess.sharedArchiveOptions()).as("made after the jar by pom.xml's test-cds-archive: "
+                + AgentProcess.sharedArchive()).contains("-XX:SharedArchiveFile=" + AgentProcess.sharedArchive());
+        try (AgentProcess agent = AgentProcess.start("test-cds", List.of("-Xmx128m", "-Xlog:class+load=info"), Map.of(),
+                Map.of("bridge.simulator.enabled", "true", "bridge.state.dir", dir.resolve("state").toString()), dir)) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> agent.output().contains(" transitions - "));
+            assertThat(agent.output()).contains(
+                    "io.github.scheduledeventsbridge.transitions.TransitionDetector source: shared objects file (top)",
                     "org.apache.camel.impl.DefaultCamelContext source: shared objects file (top)");
         }
     }

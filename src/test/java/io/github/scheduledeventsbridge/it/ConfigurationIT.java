@@ -2,8 +2,6 @@ package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.testing.FreePorts;
 import io.github.scheduledeventsbridge.testing.AgentProcess;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,26 +19,25 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** A bad configuration stops start-up with one clear line naming the key, and a non-zero exit code. */
+/**
+ * A bad configuration stops the packaged jar's start-up with one clear line naming the key, and exit status 2: one run
+ * of the jar per kind of refusal (a -D value, an environment variable, a mistyped key in the real environment, a file
+ * read before Camel starts, a port, a weak secret, JSON log mode, a state file of another user). The rows of each kind
+ * run in-process through the same start (StartUpRefusalsTest).
+ */
 class ConfigurationIT {
 
     @TempDir
     Path work;
 
-    @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "bridge.imds.poll-interval | 100      | below the minimum of 200 ms",
-            "bridge.filter.resources   | some     | neither 'all' nor 'own'",
-            "bridge.webhook.urls       | ftp://x  | not an http(s) URL",
-            "bridge.imds.timeout       | soon     | not a number of milliseconds",
-            "bridge.simulator.scenarios| nope     | nope",
-            "bridge.eventlog.enabled   | true     | true needs Windows (it writes to the Windows Event Log)"})
-    void aBadSystemPropertyStopsStartUp(String key, String value, String reason) throws Exception {
+    @Test
+    void aBadSystemPropertyStopsStartUp() throws Exception {
         try (AgentProcess agent = AgentProcess.start("bad-config", Map.of(),
-                Map.of(key, value, "bridge.state.dir", work.resolve("s").toString(),
+                Map.of("bridge.imds.poll-interval", "100", "bridge.state.dir", work.resolve("s").toString(),
                         "bridge.simulator.enabled", "true"), work)) {
             assertThat(agent.waitForExit(60)).isEqualTo(2);
-            assertThat(agent.output()).contains("Bad configuration: " + key + ": ").contains(reason)
+            assertThat(agent.output()).contains("Bad configuration: bridge.imds.poll-interval: ")
+                    .contains("below the minimum of 200 ms")
                     // Nobody sent a signal: the exit after a refusal must not be logged as one.
                     .doesNotContain("SIGTERM").doesNotContain("shutdown hook");
         }
@@ -68,12 +65,9 @@ class ConfigurationIT {
         }
     }
 
-    @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "x                           | at least 16 are required",
-            "change-me                   | placeholder",
-            "change-me-to-something-long | placeholder"})
-    void aWeakOrPlaceholderManagementPasswordStopsStartUpWithOneLine(String password, String reason) throws Exception {
+    @Test
+    void aPlaceholderManagementPasswordStopsStartUpWithOneLineWithoutIt() throws Exception {
+        String password = "change-me-to-something-long";
         try (AgentProcess agent = AgentProcess.start("weak-management-password", AgentProcess.env(
                 "BRIDGE_MANAGEMENT_USERNAME", "operator", "BRIDGE_MANAGEMENT_PASSWORD", password,
                 "BRIDGE_STATE_DIR", work.resolve("s").toString()), Map.of(), work)) {
@@ -81,13 +75,15 @@ class ConfigurationIT {
             String output = agent.output();
             assertThat(output.lines().filter(l -> l.contains("Bad configuration"))).hasSize(1)
                     .allSatisfy(l -> assertThat(l).contains("Bad configuration: bridge.management.password: ")
-                            .contains(reason).doesNotContain(password.length() > 1 ? password : "\u0000"));
+                            .contains("placeholder"));
+            assertThat(output).doesNotContain(password);
             assertThat(output).doesNotContain("\tat ");
         }
     }
 
+    /** Which value wins when the agent runs; a bad -D value winning is refused in-process (StartUpRefusalsTest). */
     @Test
-    void systemPropertiesBeatEnvironmentVariablesWhichBeatTheConfigFile() throws Exception {
+    void environmentVariablesBeatTheConfigFile() throws Exception {
         Path file = work.resolve("bridge.properties");
         Files.writeString(file, "bridge.imds.poll-interval=100\nbridge.filter.resources=bogus\n");
         Map<String, String> env = AgentProcess.env("BRIDGE_IMDS_POLL_INTERVAL", "300",
@@ -97,12 +93,6 @@ class ConfigurationIT {
                 Map.of("bridge.config", file.toString(), "bridge.simulator.enabled", "true"), work)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> agent.output().contains("every 300 ms"));
             assertThat(agent.output()).contains("filter own").doesNotContain("Bad configuration");
-        }
-        // A bad -D value wins over the valid environment variable.
-        try (AgentProcess agent = AgentProcess.start("precedence-bad", env,
-                Map.of("bridge.config", file.toString(), "bridge.imds.poll-interval", "150"), work)) {
-            assertThat(agent.waitForExit(60)).isEqualTo(2);
-            assertThat(agent.output()).contains("Bad configuration: bridge.imds.poll-interval: 150 is below");
         }
     }
 
@@ -139,25 +129,14 @@ class ConfigurationIT {
         }
     }
 
-    @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "sysprop | bridge.webhok.urls        | -Dbridge.webhok.urls                     | bridge.webhook.urls",
-            "env     | BRIDGE_WEBHOOK_URL        | environment variable BRIDGE_WEBHOOK_URL | BRIDGE_WEBHOOK_URLS",
-            "file    | bridge.imds.poll-intervall | file                                    | bridge.imds.poll-interval"})
-    void aMistypedKeyStopsStartUpNamingItsSourceAndTheNearestKey(String where, String key, String source,
-                                                                  String suggestion) throws Exception {
-        Path file = work.resolve("typo.properties");
-        Files.writeString(file, where.equals("file") ? key + "=500\n" : "");
-        Map<String, String> env = where.equals("env") ? AgentProcess.env(key, "http://127.0.0.1:9/") : Map.of();
-        Map<String, String> props = new java.util.HashMap<>(Map.of("bridge.config", file.toString(),
-                "bridge.state.dir", work.resolve("s").toString()));
-        if (where.equals("sysprop")) {
-            props.put(key, "http://127.0.0.1:9/");
-        }
-        try (AgentProcess agent = AgentProcess.start("typo-" + where, env, props, work)) {
+    /** The process's own environment is scanned for BRIDGE_* names; -D and file typos: StartUpRefusalsTest. */
+    @Test
+    void aMistypedEnvironmentVariableStopsStartUpNamingItAndTheNearestKey() throws Exception {
+        try (AgentProcess agent = AgentProcess.start("typo-env", AgentProcess.env("BRIDGE_WEBHOOK_URL", "http://127.0.0.1:9/"),
+                Map.of("bridge.state.dir", work.resolve("s").toString()), work)) {
             assertThat(agent.waitForExit(60)).isEqualTo(2);
-            assertThat(refusal(agent.output())).contains("Bad configuration: " + key + ": is not a known key")
-                    .contains("did you mean " + suggestion + "?").contains("(from " + source);
+            assertThat(refusal(agent.output())).contains("Bad configuration: BRIDGE_WEBHOOK_URL: is not a known key")
+                    .contains("did you mean BRIDGE_WEBHOOK_URLS?").contains("(from environment variable BRIDGE_WEBHOOK_URL");
         }
     }
 
@@ -169,23 +148,6 @@ class ConfigurationIT {
             assertThat(agent.waitForExit(60)).isEqualTo(2);
             assertThat(agent.output()).contains("Bad configuration: bridge.config: " + missing + " is not a readable file"
                     + " (from -Dbridge.config)").doesNotContain("Exception").doesNotContain("\tat ");
-        }
-    }
-
-    @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "BRIDGE_LOG_FORMAT               | xml  | bridge.log.format: 'xml' is neither text nor json",
-            "BRIDGE_EMAIL_USERNAME           | seb  | bridge.email.password: is required when bridge.email.username is set",
-            "BRIDGE_DELIVERY_INITIAL_BACKOFF | 9000 | bridge.delivery.initial-backoff: 9000 is above bridge.delivery.max-backoff",
-            "BRIDGE_APPROVAL_AUTO_AFTER_PREPARE | true | bridge.approval.auto.after-prepare: true needs bridge.action.prepare.command",
-            "BRIDGE_ACTION_PREPARE_EVENT_TYPES | Nap | bridge.action.prepare.event-types: 'Nap' is not one of"})
-    void settingsThatCanNeverWorkAreRefusedAtStartUp(String variable, String value, String reason) throws Exception {
-        Map<String, String> env = AgentProcess.env(variable, value, "BRIDGE_STATE_DIR", work.resolve("s").toString(),
-                "BRIDGE_EMAIL_HOST", "smtp.example.com", "BRIDGE_EMAIL_FROM", "a@example.com",
-                "BRIDGE_EMAIL_TO", "b@example.com");
-        try (AgentProcess agent = AgentProcess.start("never-works", env, Map.of(), work)) {
-            assertThat(agent.waitForExit(60)).isEqualTo(2);
-            assertThat(refusal(agent.output())).contains("Bad configuration: " + reason);
         }
     }
 
@@ -211,16 +173,6 @@ class ConfigurationIT {
             assertThat(agent.output().lines().filter(l -> !l.isBlank())).isNotEmpty()
                     .noneMatch(l -> l.startsWith("{"));
             assertThat(refusal(agent.output())).startsWith("Bad configuration: bridge.imds.poll-interval");
-        }
-    }
-
-    @Test
-    void theSimulatorAndAnExplicitImdsUrlTogetherAreRefused() throws Exception {
-        try (AgentProcess agent = AgentProcess.start("sim-and-url", Map.of(), Map.of("bridge.simulator.enabled", "true",
-                "bridge.imds.url", "http://127.0.0.1:9/x", "bridge.state.dir", work.resolve("s").toString()), work)) {
-            assertThat(agent.waitForExit(60)).isEqualTo(2);
-            assertThat(refusal(agent.output())).contains("Bad configuration: bridge.imds.url: cannot be set together with "
-                    + "bridge.simulator.enabled=true").contains("(from -Dbridge.imds.url)");
         }
     }
 
@@ -260,7 +212,9 @@ class ConfigurationIT {
             mode = "---------";
         }
         Files.setPosixFilePermissions(stateFile, PosixFilePermissions.fromString(mode));
-        command.addAll(List.of(javaBinary, "-Xmx128m", "-Dbridge.state.dir=" + state, "-Dbridge.management.port=0",
+        command.add(javaBinary);
+        command.addAll(AgentProcess.sharedArchiveOptions());
+        command.addAll(List.of("-Xmx128m", "-Dbridge.state.dir=" + state, "-Dbridge.management.port=0",
                 "-jar", AgentProcess.jar().toAbsolutePath().toString()));
         Process process = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -284,8 +238,10 @@ class ConfigurationIT {
     }
 
     private String runJar(String argument) throws Exception {
-        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", AgentProcess.jar().toAbsolutePath().toString(), argument)
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(AgentProcess.sharedArchiveOptions());
+        command.addAll(List.of("-jar", AgentProcess.jar().toAbsolutePath().toString(), argument));
+        Process process = new ProcessBuilder(command)
                 .directory(work.toFile()).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor()).as(output).isZero();

@@ -1,6 +1,7 @@
 package io.github.scheduledeventsbridge.it;
 
 import io.github.scheduledeventsbridge.testing.FreePorts;
+import io.github.scheduledeventsbridge.testing.AgentProcess;
 import io.github.scheduledeventsbridge.testing.JvmOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -222,6 +223,7 @@ class TryOnSimulatorIT {
             command.add(first);
         }
         command.addAll(java.util.List.of("-Dbridge.management.port=0", "-Dbridge.simulator.speed=600"));
+        command.addAll(AgentProcess.sharedArchiveOptions());
         command.addAll(options);
         ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(new File(".")).redirectErrorStream(true).redirectOutput(log.toFile());
