@@ -21,7 +21,7 @@ import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.eventgrid.AccessTokens;
 import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridAuthorization;
-import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridRequests;
+import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridSender;
 import io.github.scheduledeventsbridge.delivery.email.EmailSink;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSender;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
@@ -55,8 +55,6 @@ public class DeliveryConfiguration implements CamelConfiguration {
     final EmailComposer emailComposer = new EmailComposer();
     @BindToRegistry
     final SpoolContent spoolContent = new SpoolContent();
-    @BindToRegistry
-    final EventGridRequests eventGridRequests = new EventGridRequests();
 
     @BindToRegistry
     public EventHubsSender eventHubsSender(CamelContext context) {
@@ -126,12 +124,17 @@ public class DeliveryConfiguration implements CamelConfiguration {
         return new WebhookSigner(settings.webhook().secret(), clock);
     }
 
+    /** Event Grid topics: their requests, each authorized, sent in order; answers read as any webhook's. */
+    @BindToRegistry
+    public EventGridSender eventGridSender(CamelContext context, BridgeSettings settings, Clock clock) {
+        return new EventGridSender(context, eventGridAuthorization(context, settings, clock), new HttpAnswer(clock));
+    }
+
     /**
      * Event Grid topics: the topic key when set, else tokens of the VM's managed identity from
      * bridge.imds.identity-url (the simulator's when it runs), asked only when a topic needs one.
      */
-    @BindToRegistry
-    public EventGridAuthorization eventGridAuthorization(CamelContext context, BridgeSettings settings, Clock clock) {
+    private static EventGridAuthorization eventGridAuthorization(CamelContext context, BridgeSettings settings, Clock clock) {
         String clientId = settings.webhook().eventGridClientId();
         if (settings.webhook().hasEventGridTargets()) {
             org.slf4j.LoggerFactory.getLogger(EventGridAuthorization.class).info("Event Grid topics: authenticated with {}",

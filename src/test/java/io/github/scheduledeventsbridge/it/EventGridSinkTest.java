@@ -110,19 +110,10 @@ class EventGridSinkTest {
 
     @Test
     void aDocumentTooBigForOneRequestGoesInRequestsOfAtMostOneMegabyteEachEventOnce() throws Exception {
-        List<String> events = new ArrayList<>();
         List<String> ids = new ArrayList<>();
-        for (int i = 0; i < 24; i++) {
-            String[] resources = new String[1000];
-            for (int r = 0; r < resources.length; r++) {
-                resources[r] = "scale-set-instance-with-a-long-name_" + i + "_" + r;
-            }
-            String id = String.format("%08X-0000-0000-0000-%012X", i, i);
-            ids.add(id);
-            events.add(Docs.scheduled(id, "Freeze", NOT_BEFORE, resources));
-        }
+        String[] events = bigEvents(ids);
         try (WebhookReceiver topic = WebhookReceiver.start(null)) {
-            fixture.imds().serve(Docs.document(2, events.toArray(String[]::new)));
+            fixture.imds().serve(Docs.document(2, events));
             try (InProcessAgent agent = fixture.postingTo("eventgrid:" + topic.url("/api/events"))
                     .with("bridge.eventgrid.key", KEY).with("bridge.imds.max-document-size", "4194304").start()) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> received(topic).size() >= ids.size());
@@ -133,6 +124,52 @@ class EventGridSinkTest {
             assertThat(received(topic)).extracting(e -> e.getSubject().substring(e.getSubject().lastIndexOf('/') + 1))
                     .as("every event once, in the document's order").containsExactlyElementsOf(ids);
         }
+    }
+
+    @Test
+    void aRetryResumesWithTheFirstRequestNotAcceptedAfterTheTopicsRetryAfter() throws Exception {
+        List<String> ids = new ArrayList<>();
+        String[] events = bigEvents(ids);
+        AtomicInteger answered = new AtomicInteger();
+        List<Instant> answeredAt = new CopyOnWriteArrayList<>();
+        try (WebhookReceiver topic = WebhookReceiver.start(null)) {
+            // The second request is turned away once (503, Retry-After: 2 s); every other one is accepted.
+            topic.script(json -> {
+                answeredAt.add(Instant.now());
+                return answered.incrementAndGet() == 2 ? new Answer(503, "2") : Answer.of(200);
+            });
+            fixture.imds().serve(Docs.document(2, events));
+            try (InProcessAgent agent = fixture.postingTo("eventgrid:" + topic.url("/api/events"))
+                    .with("bridge.eventgrid.key", KEY).with("bridge.imds.max-document-size", "4194304")
+                    .with("bridge.delivery.initial-backoff", "100").start()) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> received(topic).size() >= ids.size());
+            }
+            assertThat(topic.failedAttempts()).hasSize(1);
+            assertThat(topic.delivered().size()).as("more than two requests").isGreaterThan(2);
+            assertThat(received(topic)).extracting(e -> e.getSubject().substring(e.getSubject().lastIndexOf('/') + 1))
+                    .as("every event exactly once, in the document's order: the accepted first request not sent again")
+                    .containsExactlyElementsOf(ids);
+            assertThat(topic.failedAttempts().get(0).body()).as("the refused request is the one sent again")
+                    .isEqualTo(topic.delivered().get(1).body());
+            assertThat(Duration.between(answeredAt.get(1), answeredAt.get(2)))
+                    .as("the lane waited as the topic's Retry-After asked, not its 100 ms back-off")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(1900));
+        }
+    }
+
+    /** 24 events of about 50 KB each, in several requests of at most 1 MB; their ids, in order, go to {@code ids}. */
+    private static String[] bigEvents(List<String> ids) {
+        List<String> events = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            String[] resources = new String[1000];
+            for (int r = 0; r < resources.length; r++) {
+                resources[r] = "scale-set-instance-with-a-long-name_" + i + "_" + r;
+            }
+            String id = String.format("%08X-0000-0000-0000-%012X", i, i);
+            ids.add(id);
+            events.add(Docs.scheduled(id, "Freeze", NOT_BEFORE, resources));
+        }
+        return events.toArray(String[]::new);
     }
 
     @Test

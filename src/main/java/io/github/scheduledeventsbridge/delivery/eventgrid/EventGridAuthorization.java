@@ -12,9 +12,10 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * Route step before each POST to an Event Grid topic: its URL, and either the topic's key ({@code aeg-sas-key}) or
- * a bearer token of the VM's managed identity for {@value #RESOURCE}. Both go in this request's headers only, so
- * they reach the configured URL's host and no other (a redirect is never followed: docs/delivery.md).
+ * Before each POST to an Event Grid topic ({@link EventGridSender}): its URL, and either the topic's key
+ * ({@code aeg-sas-key}) or a bearer token of the VM's managed identity for {@value #RESOURCE}. Both go in this
+ * request's headers only, so they reach the configured URL's host and no other (a redirect is never followed:
+ * docs/delivery.md).
  */
 public final class EventGridAuthorization {
 
