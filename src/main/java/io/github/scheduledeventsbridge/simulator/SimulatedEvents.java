@@ -31,7 +31,7 @@ import java.util.UUID;
  */
 final class SimulatedEvents {
 
-    /** Scenario k appears k × 20 simulated minutes after start, plus a small delay for the first one. */
+    /** Scenario k appears k × 20 simulated minutes after the first observation, plus a small delay for the first one. */
     private static final long SCENARIO_SPACING_SECONDS = 20 * 60;
     private static final long FIRST_SCENARIO_DELAY_SECONDS = 5;
     private static final DateTimeFormatter RFC1123 =
@@ -43,7 +43,8 @@ final class SimulatedEvents {
     private final String vmName;
     private final List<Scenario> scenarios;
     private final boolean loop;
-    private final Instant origin;
+    /** The first observation: the scenarios' time starts when a client first looks, however slowly it started. */
+    private Instant origin;
 
     /** Current events in order of appearance, which is also the order served. */
     private final List<Event> events = new ArrayList<>();
@@ -58,7 +59,6 @@ final class SimulatedEvents {
         this.vmName = vmName;
         this.scenarios = List.copyOf(scenarios);
         this.loop = loop;
-        this.origin = clock.instant();
     }
 
     /** The document as IMDS would serve it now. */
@@ -95,6 +95,9 @@ final class SimulatedEvents {
 
     /** Applies every due step up to {@code now}, earliest first, so overlapping scenarios interleave correctly. */
     private void advanceTo(Instant now) {
+        if (origin == null) {
+            origin = now;
+        }
         while (true) {
             Instant nextAppearance = nextAppearance();
             Optional<Event> nextEvent = events.stream().min(Comparator.comparing(event -> event.dueAt));
