@@ -1,0 +1,238 @@
+package io.github.scheduledeventsbridge.approvalqueue;
+
+import io.github.scheduledeventsbridge.http.BoundedExchange;
+import io.github.scheduledeventsbridge.identity.TokenUnavailableException;
+import io.github.scheduledeventsbridge.logging.Redaction;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+import org.xml.sax.SAXException;
+
+import javax.net.ssl.SSLContext;
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The three REST calls of an Azure Storage queue the agent makes (receive with a visibility timeout, delete, and
+ * put for tests and tools), on the JDK's HttpClient through {@link BoundedExchange}: each call ends at a deadline,
+ * reads a bounded answer, reaches only the queue's own host. No SDK: two calls do not justify one.
+ */
+public final class StorageQueue {
+
+    /** A version every current service and Azurite accept, recent enough for bearer tokens (2017-11-09+). */
+    public static final String VERSION = "2021-12-02";
+    /** 32 messages of 64 KiB, base64 in XML, are 2.8 MiB: the agent asks for fewer, and reads at most this. */
+    static final int MAX_ANSWER_BYTES = 1024 * 1024;
+    private static final DateTimeFormatter RFC1123 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+
+    /** A received message: its text as the service holds it (base64 or not: the caller decides). */
+    public record Message(String id, String popReceipt, Instant insertionTime, Instant expirationTime,
+                          int dequeueCount, String text) {
+        @Override
+        public String toString() {
+            return "Message[" + id + ", inserted " + insertionTime + ", dequeued " + dequeueCount + "]";
+        }
+    }
+
+    private final URI queue;
+    private final QueueCredential credential;
+    private final Duration timeout;
+    private final Clock clock;
+    private final BoundedExchange http;
+
+    public StorageQueue(URI queue, QueueCredential credential, SSLContext tls, Duration timeout, Clock clock) {
+        this.queue = URI.create(queue.toString().replaceAll("/+$", ""));
+        this.credential = credential;
+        this.timeout = timeout;
+        this.clock = clock;
+        this.http = new BoundedExchange(BoundedExchange.client(tls, timeout));
+    }
+
+    public URI url() {
+        return queue;
+    }
+
+    /** Up to {@code max} messages (1..32), each invisible to others for {@code visibility}. */
+    public List<Message> receive(int max, Duration visibility) throws QueueFailure {
+        BoundedExchange.Answer answer = call("GET", "/messages", "numofmessages=" + max + "&visibilitytimeout="
+                + Math.max(1, visibility.toSeconds()), null, 200);
+        if (answer.truncated()) {
+            throw new QueueFailure("Receiving from " + queue + " failed: the answer is over " + MAX_ANSWER_BYTES
+                    + " bytes", answer.status(), null, null, null);
+        }
+        try {
+            Document xml = parse(answer.body());
+            NodeList nodes = xml.getElementsByTagName("QueueMessage");
+            List<Message> messages = new ArrayList<>(nodes.getLength());
+            for (int i = 0; i < nodes.getLength(); i++) {
+                Element message = (Element) nodes.item(i);
+                messages.add(new Message(text(message, "MessageId"), text(message, "PopReceipt"),
+                        time(message, "InsertionTime"), time(message, "ExpirationTime"),
+                        Integer.parseInt(text(message, "DequeueCount").trim()), text(message, "MessageText")));
+            }
+            return messages;
+        } catch (IOException | RuntimeException e) {
+            throw new QueueFailure("Receiving from " + queue + " failed: the answer is not a message list ("
+                    + e.getClass().getSimpleName() + ")", answer.status(), null, null, e);
+        }
+    }
+
+    /**
+     * Deletes a received message; false when it is gone already (404) or was received again since, so that this
+     * pop receipt is stale (400 PopReceiptMismatch): the later delivery deletes it.
+     */
+    public boolean delete(Message message) throws QueueFailure {
+        try {
+            BoundedExchange.Answer answer = call("DELETE", "/messages/" + URLEncoder.encode(message.id(), StandardCharsets.UTF_8),
+                    "popreceipt=" + URLEncoder.encode(message.popReceipt(), StandardCharsets.UTF_8), null, 204, 404);
+            return answer.status() == 204;
+        } catch (QueueFailure e) {
+            if (e.status() == 400 && "PopReceiptMismatch".equals(e.errorCode())) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** Puts a message (tests and tools; the agent only receives). */
+    public void put(String text, Duration timeToLive) throws QueueFailure {
+        String xml = "<QueueMessage><MessageText>" + text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                + "</MessageText></QueueMessage>";
+        call("POST", "/messages", "messagettl=" + timeToLive.toSeconds(), xml, 201);
+    }
+
+    private BoundedExchange.Answer call(String method, String path, String query, String body, int... expected)
+            throws QueueFailure {
+        String extra = credential.query();
+        URI uri = URI.create(queue + path + "?" + query + (extra.isEmpty() ? "" : "&" + extra));
+        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        String contentType = body == null ? null : "application/xml";
+        Map<String, String> ms = new LinkedHashMap<>();
+        ms.put("x-ms-date", RFC1123.format(clock.instant()));
+        ms.put("x-ms-version", VERSION);
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(bytes));
+        ms.forEach(request::header);
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        String what = describe(method) + " " + queue;
+        try {
+            String authorization = credential.authorization(method, uri, ms, bytes.length, contentType);
+            if (authorization != null) {
+                request.header("Authorization", authorization);
+            }
+        } catch (TokenUnavailableException e) {
+            throw new QueueFailure(what + " failed: " + e.getMessage(), 0, "NoToken", null, e);
+        }
+        BoundedExchange.Answer answer;
+        try {
+            answer = http.send(request.build(), MAX_ANSWER_BYTES, timeout);
+        } catch (HttpTimeoutException e) {
+            throw new QueueFailure(what + " failed: no answer within " + timeout.toMillis() + " ms", 0, null, null, e);
+        } catch (IOException e) {
+            throw new QueueFailure(what + " failed: " + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : ": " + Redaction.peerText(e.getMessage())), 0, null, null, e);
+        }
+        for (int status : expected) {
+            if (answer.status() == status) {
+                return answer;
+            }
+        }
+        String code = answer.headers().firstValue("x-ms-error-code").orElseGet(() -> errorCode(answer.body()));
+        Duration retryAfter = answer.headers().firstValue("Retry-After").map(StorageQueue::seconds).orElse(null);
+        throw new QueueFailure(what + " failed: HTTP " + answer.status() + (code == null ? "" : " " + Redaction.peerText(code))
+                + meaning(answer.status(), code, credential) + (retryAfter == null ? "" : " (Retry-After " + retryAfter.toSeconds() + " s)"),
+                answer.status(), code, retryAfter, null);
+    }
+
+    private static String describe(String method) {
+        return switch (method) {
+            case "GET" -> "Receiving from";
+            case "DELETE" -> "Deleting a message of";
+            default -> "Putting a message on";
+        };
+    }
+
+    /** What an error means for the one who has to fix it. */
+    static String meaning(int status, String code, QueueCredential credential) {
+        if ("QueueNotFound".equals(code)) {
+            return ": the queue does not exist (it is created with the VM: docs/approvals.md)";
+        }
+        if ("AuthorizationPermissionMismatch".equals(code) || "AuthorizationFailure".equals(code)) {
+            return ": " + credential + " has no role allowing this on the queue (Storage Queue Data Message Processor)";
+        }
+        if (status == 401 || status == 403) {
+            return ": " + credential + " was refused";
+        }
+        if (status >= 500) {
+            return ": the queue service is failing or busy";
+        }
+        return "";
+    }
+
+    private static Duration seconds(String value) {
+        try {
+            long seconds = Long.parseLong(value.trim());
+            return seconds < 0 ? null : Duration.ofSeconds(Math.min(seconds, 3600));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static String errorCode(byte[] body) {
+        try {
+            NodeList codes = parse(body).getElementsByTagName("Code");
+            return codes.getLength() == 0 ? null : codes.item(0).getTextContent().trim();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static Document parse(byte[] body) throws IOException {
+        try {
+            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            factory.setXIncludeAware(false);
+            factory.setExpandEntityReferences(false);
+            return factory.newDocumentBuilder().parse(new ByteArrayInputStream(body));
+        } catch (ParserConfigurationException | SAXException e) {
+            throw new IOException("not XML: " + e.getClass().getSimpleName(), e);
+        }
+    }
+
+    private static String text(Element parent, String name) {
+        NodeList nodes = parent.getElementsByTagName(name);
+        if (nodes.getLength() == 0) {
+            throw new IllegalArgumentException("no " + name);
+        }
+        return nodes.item(0).getTextContent();
+    }
+
+    private static Instant time(Element parent, String name) {
+        try {
+            return Instant.from(RFC1123.parse(text(parent, name).trim()));
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException(name + " is not a date");
+        }
+    }
+}
