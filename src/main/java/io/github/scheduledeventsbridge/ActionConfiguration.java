@@ -5,11 +5,12 @@ import io.github.scheduledeventsbridge.action.ActionState;
 import io.github.scheduledeventsbridge.action.DrainSignal;
 import io.github.scheduledeventsbridge.approval.ApprovalAudit;
 import io.github.scheduledeventsbridge.approval.ApprovalGate;
+import io.github.scheduledeventsbridge.approval.ApprovalMetrics;
 import io.github.scheduledeventsbridge.approval.ApprovalPolicy;
 import io.github.scheduledeventsbridge.approval.ApprovalServer;
 import io.github.scheduledeventsbridge.approval.ApprovalSettings;
+import io.github.scheduledeventsbridge.approval.Approvals;
 import io.github.scheduledeventsbridge.approval.AutoApprover;
-import io.github.scheduledeventsbridge.approval.ImdsStartAnswer;
 import io.github.scheduledeventsbridge.approval.ReplayCache;
 import io.github.scheduledeventsbridge.approval.WithheldApprovals;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
@@ -39,8 +40,6 @@ public class ActionConfiguration implements CamelConfiguration {
     Clock clock;
     @BeanInject
     TransitionJournal journal;
-    @BindToRegistry
-    final ImdsStartAnswer imdsStartAnswer = new ImdsStartAnswer();
 
     private boolean remote() {
         return !settings.approval().secret().isEmpty();
@@ -66,31 +65,44 @@ public class ActionConfiguration implements CamelConfiguration {
         return new ApprovalAudit(clock, 20);
     }
 
+    /** bridge.approvals, counted by every way into approvals; its counters exist (at 0) from the start. */
     @BindToRegistry
-    public ApprovalGate approvalGate(ApprovalAudit audit) {
+    public ApprovalMetrics approvalMetrics(CamelContext context) {
+        return new ApprovalMetrics(context).registerMeters(autoApprovalPolicy().hasRules());
+    }
+
+    /** The steps every approval shares, whatever its origin (routes/approvals.yaml, direct:approve). */
+    @BindToRegistry
+    public Approvals approvals(ApprovalAudit audit, ApprovalMetrics metrics) {
+        return new Approvals(journal, audit, metrics);
+    }
+
+    @BindToRegistry
+    public ApprovalGate approvalGate(ApprovalAudit audit, ApprovalMetrics metrics) {
         return remote() ? new ApprovalGate(new WebhookSigner(settings.approval().secret(), clock), clock,
-                ReplayCache.inStateDir(settings.stateDir(), 10_000, ApprovalGate.WINDOW), journal, audit) : null;
+                ReplayCache.inStateDir(settings.stateDir(), 10_000, ApprovalGate.WINDOW), journal, audit, metrics) : null;
     }
 
     /** The agent's own HTTP port (http.HttpPort) rather than platform-http: see ApprovalServer for the limits it keeps. */
     @BindToRegistry(ApprovalServer.BEAN_NAME)
-    public ApprovalServer approvalServer(CamelContext context, ApprovalAudit audit) {
+    public ApprovalServer approvalServer(CamelContext context, ApprovalAudit audit, ApprovalMetrics metrics) {
         return remote() ? new ApprovalServer(context, settings.approval().listener(), settings.approval().tls(),
-                settings.imds().timeout().toMillis(), audit) : null;
+                settings.imds().timeout().toMillis(), audit, metrics) : null;
     }
 
     @BindToRegistry
-    public AutoApprover autoApprover(CamelContext context, VmIdentity identity) {
+    public AutoApprover autoApprover(VmIdentity identity, ApprovalMetrics metrics) {
         ApprovalSettings.Auto auto = settings.approval().auto();
-        ApprovalPolicy policy = new ApprovalPolicy(auto.userInitiated(), auto.freezeMaxSeconds(), auto.eventTypes(),
-                auto.leaderOnly());
+        ApprovalPolicy policy = autoApprovalPolicy();
         if (policy.hasRules()) {
             LOG.info("Auto-approval{}: {}", auto.dryRun() ? " (DRY RUN: nothing is sent to IMDS)" : "", policy);
         }
-        AutoApprover approver = new AutoApprover(policy, auto.dryRun(), identity, journal, clock,
-                new WithheldApprovals(context));
-        approver.registerMeters(); // with rules, the withheld-… counters exist (at 0) from the start
-        return approver;
+        return new AutoApprover(policy, auto.dryRun(), identity, journal, clock, new WithheldApprovals(metrics));
+    }
+
+    private ApprovalPolicy autoApprovalPolicy() {
+        ApprovalSettings.Auto auto = settings.approval().auto();
+        return new ApprovalPolicy(auto.userInitiated(), auto.freezeMaxSeconds(), auto.eventTypes(), auto.leaderOnly());
     }
 
     @Override

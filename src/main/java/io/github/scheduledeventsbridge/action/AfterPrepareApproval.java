@@ -1,17 +1,16 @@
 package io.github.scheduledeventsbridge.action;
 
-import io.github.scheduledeventsbridge.approval.ApprovalGate;
+import io.github.scheduledeventsbridge.approval.ApprovalOrigin;
+import io.github.scheduledeventsbridge.approval.ApprovalOutcome;
+import io.github.scheduledeventsbridge.approval.ApprovalRequest;
 import io.github.scheduledeventsbridge.imds.ScheduledEvent;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
-import io.github.scheduledeventsbridge.transitions.DetectedTransition;
-import io.github.scheduledeventsbridge.transitions.TransitionType;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -97,19 +96,26 @@ final class AfterPrepareApproval {
             decided.decided(entry);
             return;
         }
+        String failure;
         try {
-            producer().requestBody("direct:imds-start-requests", ApprovalGate.startRequests(List.of(event)));
+            // Recorded as approved by policy, rule after-prepare (approval/Approvals), like every approval.
+            ApprovalOutcome outcome = producer().requestBody("direct:approve-request",
+                    ApprovalRequest.of(event, new ApprovalOrigin.AfterPrepare()), ApprovalOutcome.class);
+            failure = outcome instanceof ApprovalOutcome.Failed failed ? failed.cause()
+                    : outcome instanceof ApprovalOutcome.Approved ? null : String.valueOf(outcome);
         } catch (RuntimeException e) {
-            String cause = cause(e);
+            failure = cause(e);
+        }
+        if (failure != null) {
             metrics.approval(ActionMetrics.ATTEMPT_FAILED);
             if (attempt < ATTEMPTS) {
                 LOG.warn("Approval of {} after its prepare failed (attempt {} of {}): {}; retried in {} s while it is "
-                        + "Scheduled", eventId, attempt, ATTEMPTS, cause, BACKOFF.toSeconds() * attempt);
+                        + "Scheduled", eventId, attempt, ATTEMPTS, failure, BACKOFF.toSeconds() * attempt);
                 schedule(() -> attempt(entry, attempt + 1), BACKOFF.multipliedBy(attempt));
             } else {
                 LOG.warn("Approval of {} after its prepare failed (attempt {} of {}): {}; given up: the platform starts "
                         + "it at NotBefore, or approve it through the remote approval API", eventId, attempt, ATTEMPTS,
-                        cause);
+                        failure);
                 metrics.approval(ActionMetrics.GIVEN_UP);
                 decided.decided(entry);
             }
@@ -117,13 +123,6 @@ final class AfterPrepareApproval {
         }
         LOG.info("Approved {} {} after its prepare command succeeded; IMDS accepted", event.eventType(), eventId);
         metrics.approval(ActionMetrics.APPROVED);
-        try {
-            journal.recordApproved(List.of(new DetectedTransition(TransitionType.Approved, event, event.eventStatus(),
-                    event.eventStatus(), journal.lastDocument().incarnation(),
-                    new DetectedTransition.Approval("policy", "after-prepare", false))));
-        } catch (IOException e) {
-            LOG.warn("Approval of {} accepted but not recorded: {}", eventId, e.getMessage());
-        }
         decided.decided(entry);
     }
 

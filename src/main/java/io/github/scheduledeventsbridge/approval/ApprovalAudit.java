@@ -16,8 +16,6 @@ import java.util.List;
  */
 public final class ApprovalAudit {
 
-    /** Exchange property carrying the client's address from the approval server to the routes (headers are dropped). */
-    public static final String CLIENT_PROPERTY = "BridgeApprovalClient";
     private static final Logger LOG = LoggerFactory.getLogger("io.github.scheduledeventsbridge.approval.audit");
     private static final Duration MINUTE = Duration.ofMinutes(1);
 
@@ -33,8 +31,9 @@ public final class ApprovalAudit {
         this.windowStart = clock.instant();
     }
 
-    public void approved(String client, List<String> eventIds) {
-        LOG.info("Approval from {} for {}: approved, IMDS accepted", client,
+    /** {@code from}: the client's address, or the queue and message an approval was taken from. */
+    public void approved(String from, List<String> eventIds) {
+        LOG.info("Approval from {} for {}: approved, IMDS accepted", from.replaceAll("\\p{Cntrl}", "?"),
                 eventIds.toString().replaceAll("\\p{Cntrl}", "?"));
     }
 

@@ -36,17 +36,19 @@ public final class ApprovalServer extends Handler.Abstract implements HttpPort.O
     private final ApprovalSettings.Listener listener;
     private final ApprovalSettings.Tls tls;
     private final ApprovalAudit audit;
+    private final ApprovalMetrics metrics;
     private final ApprovalDispatcher dispatcher;
     private final HttpPort port;
     private ScheduledExecutorService auditTimer;
 
     public ApprovalServer(CamelContext context, ApprovalSettings.Listener listener, ApprovalSettings.Tls tls, long imdsTimeoutMs,
-                          ApprovalAudit audit) {
+                          ApprovalAudit audit, ApprovalMetrics metrics) {
         this.context = context;
         this.listener = listener;
         this.tls = tls;
         this.audit = audit;
-        this.dispatcher = new ApprovalDispatcher(context);
+        this.metrics = metrics;
+        this.dispatcher = new ApprovalDispatcher(context, metrics);
         // An answer may wait for IMDS, and so may a thread: 8, approvals are few and the reading threads stay free.
         PortLimits limits = PortLimits.of(listener.maxConnections(), ApprovalGate.MAX_BODY_BYTES, listener.requestTimeout())
                 .answeringWithin(listener.requestTimeout().plus(Duration.ofMillis(imdsTimeoutMs + 5_000)));
@@ -59,13 +61,13 @@ public final class ApprovalServer extends Handler.Abstract implements HttpPort.O
     @Override
     public void refused(String client, int status, String reason) {
         audit.refused(client, status, reason, null);
-        dispatcher.count(Integer.toString(status));
+        metrics.count(Integer.toString(status));
     }
 
     @Override
     public void closedUnanswered(String client, String reason) {
         audit.closed(client, reason);
-        dispatcher.count("closed-unanswered");
+        metrics.count(ApprovalMetrics.CLOSED_UNANSWERED);
     }
 
     /** The port it listens on (useful with port 0), or -1. */
@@ -129,8 +131,8 @@ public final class ApprovalServer extends Handler.Abstract implements HttpPort.O
                 String endpoint = expected.equals("POST") ? "direct:approval-api" : "direct:approval-events";
                 // The route may wait for IMDS: on a pool thread, never the one that read the body.
                 request.getComponents().getThreadPool().execute(() -> {
-                    ApprovalDispatcher.Reply reply = dispatcher.call(endpoint, body, request.getHeaders().get("X-Bridge-Timestamp"),
-                            request.getHeaders().get("X-Bridge-Signature"), client);
+                    ApprovalReply reply = dispatcher.call(endpoint, new SignedApproval(body,
+                            request.getHeaders().get("X-Bridge-Timestamp"), request.getHeaders().get("X-Bridge-Signature"), client));
                     HttpPort.json(response, callback, reply.status(), reply.json(), true);
                 });
             });

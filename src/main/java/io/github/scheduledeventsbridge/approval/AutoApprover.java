@@ -5,7 +5,7 @@ import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.state.TransitionJournal;
 import io.github.scheduledeventsbridge.transitions.DetectedTransition;
 import io.github.scheduledeventsbridge.transitions.TransitionType;
-import org.apache.camel.Exchange;
+import org.apache.camel.Body;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +31,6 @@ public final class AutoApprover {
 
     private static final Logger LOG = LoggerFactory.getLogger(AutoApprover.class);
     private static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(30);
-    static final String RULE_PROPERTY = "autoApprovalRule";
 
     private final ApprovalPolicy policy;
     private final boolean dryRun;
@@ -55,13 +54,6 @@ public final class AutoApprover {
 
     public boolean hasRules() {
         return policy.hasRules();
-    }
-
-    /** Called where the bean is made: the withheld-… counters exist from the start when there are rules. */
-    public void registerMeters() {
-        if (policy.hasRules()) {
-            withheld.registerMeters();
-        }
     }
 
     /** Route step: the events to approve now (empty when there are no rules, or in dry-run mode). */
@@ -108,33 +100,25 @@ public final class AutoApprover {
         return due;
     }
 
-    /** Route step: the StartRequests body for one event (the split's body). */
-    public void prepare(Exchange exchange) {
-        ScheduledEvent event = exchange.getMessage().getBody(ScheduledEvent.class);
-        exchange.setProperty(ApprovalGate.EVENTS_PROPERTY, List.of(event));
-        exchange.setProperty(RULE_PROPERTY, policy.approves(event, identity.vm()).orElse("?"));
-        exchange.getMessage().setBody(ApprovalGate.startRequests(List.of(event)));
+    /** Route step: the approval of one due event (the split's body), by the rule that approves it. */
+    public ApprovalRequest request(@Body ScheduledEvent event) {
+        return ApprovalRequest.of(event, new ApprovalOrigin.Policy(policy.approves(event, identity.vm()).orElse("?")));
     }
 
-    /** Route step: IMDS accepted the approval. */
-    @SuppressWarnings("unchecked")
-    public void accepted(Exchange exchange) throws IOException {
-        ScheduledEvent event = ((List<ScheduledEvent>) exchange.getProperty(ApprovalGate.EVENTS_PROPERTY, List.class)).get(0);
-        String rule = exchange.getProperty(RULE_PROPERTY, String.class);
-        LOG.info("Auto-approved {} {} (rule {}); IMDS accepted", event.eventType(), event.eventId(), rule);
-        // IMDS accepted: never "failed" (that would approve again), at worst recorded with the next poll.
-        journal.recordApproved(List.of(approved(event, rule, false)));
-    }
-
-    /** Route step: IMDS could not be reached or refused; try again later. */
-    @SuppressWarnings("unchecked")
-    public synchronized void failed(Exchange exchange) {
-        ScheduledEvent event = ((List<ScheduledEvent>) exchange.getProperty(ApprovalGate.EVENTS_PROPERTY, List.class)).get(0);
-        Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        LOG.warn("Auto-approval of {} failed ({}); retrying in {} s", event.eventId(),
-                cause == null ? "unknown" : cause.getMessage(), RETRY_AFTER_FAILURE.toSeconds());
-        failed.add(event.key());
-        handled.put(event.key(), clock.instant());
+    /** Route step: IMDS accepted (recorded by {@link Approvals}), or failed: then tried again in 30 s. */
+    public synchronized void answered(@Body ApprovalOutcome outcome) {
+        if (outcome instanceof ApprovalOutcome.Approved approved) {
+            String rule = ((ApprovalOrigin.Policy) approved.request().origin()).rule();
+            approved.request().events().forEach(event -> LOG.info("Auto-approved {} {} (rule {}); IMDS accepted",
+                    event.eventType(), event.eventId(), rule));
+        } else if (outcome instanceof ApprovalOutcome.Failed failed) {
+            for (ScheduledEvent event : failed.request().events()) {
+                LOG.warn("Auto-approval of {} failed ({}); retrying in {} s", event.eventId(), failed.cause(),
+                        RETRY_AFTER_FAILURE.toSeconds());
+                this.failed.add(event.key());
+                handled.put(event.key(), clock.instant());
+            }
+        }
     }
 
     private DetectedTransition approved(ScheduledEvent event, String rule, boolean dry) {

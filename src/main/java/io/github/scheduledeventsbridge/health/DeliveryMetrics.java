@@ -1,7 +1,6 @@
 package io.github.scheduledeventsbridge.health;
 
 import io.github.scheduledeventsbridge.config.BridgeVersion;
-import io.github.scheduledeventsbridge.approval.WithheldApprovals;
 import io.github.scheduledeventsbridge.delivery.Sink;
 import io.github.scheduledeventsbridge.delivery.SinkRegistry;
 import io.github.scheduledeventsbridge.delivery.Spool;
@@ -116,8 +115,6 @@ public final class DeliveryMetrics {
                 "IMDS polls by outcome: ok, or the kind of failure", "outcome", outcome));
         Arrays.stream(TransitionType.values()).forEach(transition -> counter(registry, "bridge.transitions",
                 "Transitions detected and sent to the sinks", "transition", transition.name()));
-        List.of("approved", "auto-approved", "auto-failed").forEach(outcome -> counter(registry, "bridge.approvals",
-                WithheldApprovals.HELP, "outcome", outcome));
         // Buckets, so that a dashboard can show quantiles and an alert can look at slow polls.
         Timer.builder("bridge.imds.poll").tags("camelContext", context.getName())
                 .description("IMDS poll latency, request to parsed answer")
