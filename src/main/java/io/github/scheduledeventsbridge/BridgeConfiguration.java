@@ -46,7 +46,8 @@ public class BridgeConfiguration implements CamelConfiguration {
      */
     static List<CamelConfiguration> all() {
         return List.of(new BridgeConfiguration(), new ManagementConfiguration(), new PollConfiguration(),
-                new DeliveryConfiguration(), new HealthConfiguration(), new ActionConfiguration(), new StartOrder());
+                new DeliveryConfiguration(), new HealthConfiguration(), new ApprovalQueueConfiguration(), new ActionConfiguration(),
+                new StartOrder());
     }
 
     @BindToRegistry

@@ -72,8 +72,16 @@ public final class StorageQueue {
 
     /** Up to {@code max} messages (1..32), each invisible to others for {@code visibility}. */
     public List<Message> receive(int max, Duration visibility) throws QueueFailure {
-        BoundedExchange.Answer answer = call("GET", "/messages", "numofmessages=" + max + "&visibilitytimeout="
-                + Math.max(1, visibility.toSeconds()), null, 200);
+        return messages("numofmessages=" + max + "&visibilitytimeout=" + Math.max(1, visibility.toSeconds()));
+    }
+
+    /** Up to {@code max} visible messages, left as they are (tests and tools; no pop receipt). */
+    public List<Message> peek(int max) throws QueueFailure {
+        return messages("numofmessages=" + max + "&peekonly=true");
+    }
+
+    private List<Message> messages(String query) throws QueueFailure {
+        BoundedExchange.Answer answer = call("GET", "/messages", query, null, 200);
         if (answer.truncated()) {
             throw new QueueFailure("Receiving from " + queue + " failed: the answer is over " + MAX_ANSWER_BYTES
                     + " bytes", answer.status(), null, null, null);
@@ -84,7 +92,7 @@ public final class StorageQueue {
             List<Message> messages = new ArrayList<>(nodes.getLength());
             for (int i = 0; i < nodes.getLength(); i++) {
                 Element message = (Element) nodes.item(i);
-                messages.add(new Message(text(message, "MessageId"), text(message, "PopReceipt"),
+                messages.add(new Message(text(message, "MessageId"), optionalText(message, "PopReceipt"),
                         time(message, "InsertionTime"), time(message, "ExpirationTime"),
                         Integer.parseInt(text(message, "DequeueCount").trim()), text(message, "MessageText")));
             }
@@ -226,6 +234,11 @@ public final class StorageQueue {
             throw new IllegalArgumentException("no " + name);
         }
         return nodes.item(0).getTextContent();
+    }
+
+    private static String optionalText(Element parent, String name) {
+        NodeList nodes = parent.getElementsByTagName(name);
+        return nodes.getLength() == 0 ? null : nodes.item(0).getTextContent();
     }
 
     private static Instant time(Element parent, String name) {
