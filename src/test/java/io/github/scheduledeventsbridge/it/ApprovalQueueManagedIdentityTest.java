@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.net.ConnectException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -80,6 +81,22 @@ class ApprovalQueueManagedIdentityTest {
                         "approve-sim-vm-0 message", "approved, IMDS accepted");
                 assertThatThrownBy(() -> new Socket("127.0.0.1", approvalPort).close()).isInstanceOf(ConnectException.class);
                 assertThat(output).doesNotContain(token);
+
+                // The Python snippet of docs/approvals.md, as printed: a message the agent verifies too (the event is
+                // approved already, which the agent says: the signature held).
+                String docs = Files.readString(Path.of("docs/approvals.md"));
+                int start = docs.indexOf("```python\n", docs.indexOf("or with Python's standard library alone"));
+                String snippet = docs.substring(start + "```python\n".length(), docs.indexOf("```", start + 10))
+                        .replace("C7061BAC-AFDC-4513-B24B-AA5F13A16123", eventId);
+                ProcessBuilder python = new ProcessBuilder("python3", "-c", snippet).redirectErrorStream(true);
+                python.environment().putAll(approve.environment());
+                python.environment().put("SSL_CERT_FILE", azurite.certificate().toString());
+                Process run = python.start();
+                String printed = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                assertThat(printed.strip()).as(printed).isEqualTo("201");
+                await().atMost(Duration.ofSeconds(60)).until(() -> log.text().contains("already approved by this agent"));
+                assertThat(log.text()).doesNotContain("bad-signature", "BAD_SIGNATURE");
             }
         }
     }
