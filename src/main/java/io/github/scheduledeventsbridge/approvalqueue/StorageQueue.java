@@ -3,16 +3,8 @@ package io.github.scheduledeventsbridge.approvalqueue;
 import io.github.scheduledeventsbridge.http.BoundedExchange;
 import io.github.scheduledeventsbridge.identity.TokenUnavailableException;
 import io.github.scheduledeventsbridge.logging.Redaction;
-import org.w3c.dom.Document;
-import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
-import org.xml.sax.SAXException;
 
 import javax.net.ssl.SSLContext;
-import javax.xml.XMLConstants;
-import javax.xml.parsers.DocumentBuilderFactory;
-import javax.xml.parsers.ParserConfigurationException;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -26,9 +18,12 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The three REST calls of an Azure Storage queue the agent makes (receive with a visibility timeout, delete, and
@@ -42,6 +37,10 @@ public final class StorageQueue {
     /** 32 messages of 64 KiB, base64 in XML, are 2.8 MiB: the agent asks for fewer, and reads at most this. */
     static final int MAX_ANSWER_BYTES = 1024 * 1024;
     private static final DateTimeFormatter RFC1123 = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+    private static final Pattern MESSAGE = Pattern.compile("<QueueMessage>(.*?)</QueueMessage>", Pattern.DOTALL);
+    private static final Pattern FIELD = Pattern.compile("<([A-Za-z]+)>([^<]*)</\\1>");
+    private static final Pattern CODE = Pattern.compile("<Code>([^<]*)</Code>");
+    private static final Pattern ENTITY = Pattern.compile("&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});");
 
     /** A received message: its text as the service holds it (base64 or not: the caller decides). */
     public record Message(String id, String popReceipt, Instant insertionTime, Instant expirationTime,
@@ -87,17 +86,16 @@ public final class StorageQueue {
                     + " bytes", answer.status(), null, null, null);
         }
         try {
-            Document xml = parse(answer.body());
-            NodeList nodes = xml.getElementsByTagName("QueueMessage");
-            List<Message> messages = new ArrayList<>(nodes.getLength());
-            for (int i = 0; i < nodes.getLength(); i++) {
-                Element message = (Element) nodes.item(i);
-                messages.add(new Message(text(message, "MessageId"), optionalText(message, "PopReceipt"),
-                        time(message, "InsertionTime"), time(message, "ExpirationTime"),
-                        Integer.parseInt(text(message, "DequeueCount").trim()), text(message, "MessageText")));
+            List<Message> messages = new ArrayList<>();
+            Matcher each = MESSAGE.matcher(answer.text());
+            while (each.find()) {
+                Map<String, String> fields = fields(each.group(1));
+                messages.add(new Message(required(fields, "MessageId"), fields.get("PopReceipt"),
+                        time(fields, "InsertionTime"), time(fields, "ExpirationTime"),
+                        Integer.parseInt(required(fields, "DequeueCount").trim()), fields.getOrDefault("MessageText", "")));
             }
             return messages;
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             throw new QueueFailure("Receiving from " + queue + " failed: the answer is not a message list ("
                     + e.getClass().getSimpleName() + ")", answer.status(), null, null, e);
         }
@@ -207,43 +205,64 @@ public final class StorageQueue {
     }
 
     private static String errorCode(byte[] body) {
+        Matcher code = CODE.matcher(new String(body, StandardCharsets.UTF_8));
         try {
-            NodeList codes = parse(body).getElementsByTagName("Code");
-            return codes.getLength() == 0 ? null : codes.item(0).getTextContent().trim();
-        } catch (IOException | RuntimeException e) {
+            return code.find() ? unescape(code.group(1)).trim() : null;
+        } catch (RuntimeException notACode) {
             return null;
         }
     }
 
-    private static Document parse(byte[] body) throws IOException {
-        try {
-            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
-            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
-            factory.setXIncludeAware(false);
-            factory.setExpandEntityReferences(false);
-            return factory.newDocumentBuilder().parse(new ByteArrayInputStream(body));
-        } catch (ParserConfigurationException | SAXException e) {
-            throw new IOException("not XML: " + e.getClass().getSimpleName(), e);
+    /**
+     * The service's answers are flat XML of known elements, text only: read with two patterns rather than an XML
+     * parser (whose classes would cost the agent more memory than the rest of this client). No DTD, no entity but
+     * XML's five and character references, so nothing an answer says is fetched or expanded.
+     */
+    private static Map<String, String> fields(String message) {
+        Map<String, String> fields = new HashMap<>();
+        Matcher field = FIELD.matcher(message);
+        while (field.find()) {
+            fields.put(field.group(1), unescape(field.group(2)));
         }
+        return fields;
     }
 
-    private static String text(Element parent, String name) {
-        NodeList nodes = parent.getElementsByTagName(name);
-        if (nodes.getLength() == 0) {
+    static String unescape(String text) {
+        if (text.indexOf('&') < 0) {
+            return text;
+        }
+        Matcher entity = ENTITY.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (entity.find()) {
+            String name = entity.group(1);
+            String value = switch (name) {
+                case "lt" -> "<";
+                case "gt" -> ">";
+                case "amp" -> "&";
+                case "quot" -> "\"";
+                case "apos" -> "'";
+                default -> {
+                    int code = name.startsWith("#x") ? Integer.parseInt(name.substring(2), 16) : Integer.parseInt(name.substring(1));
+                    yield new String(Character.toChars(code));
+                }
+            };
+            entity.appendReplacement(out, Matcher.quoteReplacement(value));
+        }
+        entity.appendTail(out);
+        return out.toString();
+    }
+
+    private static String required(Map<String, String> fields, String name) {
+        String value = fields.get(name);
+        if (value == null) {
             throw new IllegalArgumentException("no " + name);
         }
-        return nodes.item(0).getTextContent();
+        return value;
     }
 
-    private static String optionalText(Element parent, String name) {
-        NodeList nodes = parent.getElementsByTagName(name);
-        return nodes.getLength() == 0 ? null : nodes.item(0).getTextContent();
-    }
-
-    private static Instant time(Element parent, String name) {
+    private static Instant time(Map<String, String> fields, String name) {
         try {
-            return Instant.from(RFC1123.parse(text(parent, name).trim()));
+            return Instant.from(RFC1123.parse(required(fields, name).trim()));
         } catch (DateTimeParseException e) {
             throw new IllegalArgumentException(name + " is not a date");
         }
