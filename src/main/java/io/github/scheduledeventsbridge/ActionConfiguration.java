@@ -86,7 +86,9 @@ public class ActionConfiguration implements CamelConfiguration {
     /** The agent's own HTTP port (http.HttpPort) rather than platform-http: see ApprovalServer for the limits it keeps. */
     @BindToRegistry(ApprovalServer.BEAN_NAME)
     public ApprovalServer approvalServer(CamelContext context, ApprovalAudit audit, ApprovalMetrics metrics) {
-        return remote() ? new ApprovalServer(context, settings.approval().listener(), settings.approval().tls(),
+        // bridge.approval.http.enabled=false: approvals come only from the queue (or by rule), no port is opened.
+        return remote() && ApprovalQueueConfiguration.httpEnabled(context) ? new ApprovalServer(context,
+                settings.approval().listener(), settings.approval().tls(),
                 settings.imds().timeout().toMillis(), audit, metrics) : null;
     }
 

@@ -44,7 +44,8 @@ public class BridgeConfiguration implements CamelConfiguration {
      */
     static List<CamelConfiguration> all() {
         return List.of(new BridgeConfiguration(), new SimulatorConfiguration(), new ManagementConfiguration(),
-                new PollConfiguration(), new DeliveryConfiguration(), new HealthConfiguration(), new ActionConfiguration(),
+                new PollConfiguration(), new DeliveryConfiguration(), new HealthConfiguration(),
+                new ApprovalQueueConfiguration(), new ActionConfiguration(),
                 new StartOrder());
     }
 

@@ -23,7 +23,7 @@ public final class OpenSecretFiles {
     /** The keys whose values are secrets: a file that sets one should be private. */
     public static final List<String> SECRET_KEYS = List.of("bridge.webhook.secret", "bridge.approval.secret",
             "bridge.email.password", "bridge.management.password", "bridge.eventhubs.connection-string",
-            "bridge.approval.tls.keystore-password", "bridge.eventgrid.key");
+            "bridge.approval.tls.keystore-password", "bridge.eventgrid.key", "bridge.approval.queue.connection-string");
 
     public static final String ENVIRONMENT_FILE = "bridge.environment-file";
 

@@ -46,6 +46,8 @@ class LoadOnlyWhatIsConfiguredIT {
             // Only Hawtio reads them, and it needs the management credentials.
             "Camel's JMX MBeans", List.of("org.apache.camel.management.mbean."),
             "IMDS simulator", List.of("io.github.scheduledeventsbridge.simulator.ImdsHandler"),
+            // The queue client's JDK HttpClient only with bridge.approval.queue.url (or a managed identity).
+            "approvals from a queue (the JDK HttpClient)", List.of("jdk.internal.net.http."),
             // Only Windows can turn the Event Log sink on.
             "Windows Event Log (JNA)", List.of("com.sun.jna.", "io.github.scheduledeventsbridge.eventlog."
                     + "WindowsEventLogWriter"));

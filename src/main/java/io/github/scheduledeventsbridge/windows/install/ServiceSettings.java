@@ -35,7 +35,8 @@ public final class ServiceSettings {
         String source = value("bridge.eventlog.source");
         plan.add("event-source\t" + (source.isEmpty() ? DEFAULT_SOURCE : source));
         Map<String, String> ports = new LinkedHashMap<>();
-        if (!value("bridge.approval.secret").isEmpty()) {
+        // bridge.approval.http.enabled=false: approvals come from a queue, no approval port listens.
+        if (!value("bridge.approval.secret").isEmpty() && !"false".equalsIgnoreCase(value("bridge.approval.http.enabled"))) {
             ports.put("approval API", orDefault(value("bridge.approval.port"), "8089"));
         }
         if (!value("bridge.drain.port").isEmpty()) {

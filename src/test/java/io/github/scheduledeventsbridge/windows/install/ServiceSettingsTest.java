@@ -32,6 +32,18 @@ class ServiceSettingsTest {
     }
 
     @Test
+    void approvalsFromAQueueAloneOpenNoApprovalPort() throws IOException {
+        Properties file = properties("""
+                bridge.approval.secret=0123456789abcdef0123456789abcdef
+                bridge.approval.http.enabled=false
+                bridge.approval.queue.url=https://fleet.queue.core.windows.net/approve-{vmName}
+                """);
+        assertThat(new ServiceSettings(file, Map.of()).plan()).containsExactly("event-source\tscheduled-events-bridge");
+        assertThat(new ServiceSettings(file, Map.of("BRIDGE_APPROVAL_HTTP_ENABLED", "true")).plan())
+                .contains("firewall\tapproval API\t8089");
+    }
+
+    @Test
     void anApprovalSecretSetMachineWideOpensItsPortAndSaysItNeedsARestartOfWindows() throws IOException {
         assertThat(new ServiceSettings(properties("bridge.management.host=127.0.0.1\n"),
                 Map.of("Bridge_Approval_Secret", "0123456789abcdef0123456789abcdef")).plan())
