@@ -35,13 +35,14 @@ public final class ImdsSimulator implements AutoCloseable {
         this.options = Objects.requireNonNull(options, "options");
     }
 
-    /** Binds the server and starts the simulated clock (scenario timings count from now); once, and not once closed. */
+    /** Binds the server and starts the simulated clock (scenario timings count from now, or from the first request); once. */
     public synchronized ImdsSimulator start() throws IOException {
         if (running != null || closed) {
             throw new IllegalStateException("ImdsSimulator can be started only once");
         }
         ImdsHandler handler = new ImdsHandler(new SimulatedEvents(options.clock(), options.speed(), options.vmName(),
-                options.scenarios().stream().map(Scenario::named).toList(), options.loop()), options.vmName(),
+                options.scenarios().stream().map(Scenario::named).toList(), options.loop(), options.fromFirstRequest()),
+                options.vmName(),
                 new SimulatedTokens(options.clock(), options.vmName()));
         HttpPort server = new HttpPort("imds-simulator", options.host(), options.port(), LIMITS, 2, handler);
         try {
@@ -128,7 +129,7 @@ public final class ImdsSimulator implements AutoCloseable {
      * played 20 simulated minutes apart in this order, looping with fresh EventIds, the system clock in UTC.
      */
     public record Options(String host, int port, double speed, String vmName, List<String> scenarios, boolean loop,
-                          Clock clock) {
+                          Clock clock, boolean fromFirstRequest) {
 
         /** All scenarios except {@code other-vm}, in playing order. */
         public static final List<String> DEFAULT_SCENARIOS = Scenario.DEFAULTS.stream().map(Scenario::name).toList();
@@ -152,31 +153,36 @@ public final class ImdsSimulator implements AutoCloseable {
         }
 
         public static Options defaults() {
-            return new Options("127.0.0.1", 0, 60, "sim-vm-0", DEFAULT_SCENARIOS, true, Clock.systemUTC());
+            return new Options("127.0.0.1", 0, 60, "sim-vm-0", DEFAULT_SCENARIOS, true, Clock.systemUTC(), false);
         }
 
         public Options withPort(int port) {
-            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+            return new Options(host, port, speed, vmName, scenarios, loop, clock, fromFirstRequest);
         }
 
         public Options withSpeed(double speed) {
-            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+            return new Options(host, port, speed, vmName, scenarios, loop, clock, fromFirstRequest);
         }
 
         public Options withVmName(String vmName) {
-            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+            return new Options(host, port, speed, vmName, scenarios, loop, clock, fromFirstRequest);
         }
 
         public Options withScenarios(List<String> scenarios) {
-            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+            return new Options(host, port, speed, vmName, scenarios, loop, clock, fromFirstRequest);
         }
 
         public Options withLoop(boolean loop) {
-            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+            return new Options(host, port, speed, vmName, scenarios, loop, clock, fromFirstRequest);
         }
 
         public Options withClock(Clock clock) {
-            return new Options(host, port, speed, vmName, scenarios, loop, clock);
+            return new Options(host, port, speed, vmName, scenarios, loop, clock, fromFirstRequest);
+        }
+
+        /** The scenarios' time counts from the first request rather than from start(): for an agent slow to start. */
+        public Options withTimeFromFirstRequest(boolean fromFirstRequest) {
+            return new Options(host, port, speed, vmName, scenarios, loop, clock, fromFirstRequest);
         }
     }
 }

@@ -31,7 +31,7 @@ import java.util.UUID;
  */
 final class SimulatedEvents {
 
-    /** Scenario k appears k × 20 simulated minutes after the first observation, plus a small delay for the first one. */
+    /** Scenario k appears k × 20 simulated minutes after the origin, plus a small delay for the first one. */
     private static final long SCENARIO_SPACING_SECONDS = 20 * 60;
     private static final long FIRST_SCENARIO_DELAY_SECONDS = 5;
     private static final DateTimeFormatter RFC1123 =
@@ -43,7 +43,7 @@ final class SimulatedEvents {
     private final String vmName;
     private final List<Scenario> scenarios;
     private final boolean loop;
-    /** The first observation: the scenarios' time starts when a client first looks, however slowly it started. */
+    /** When the scenarios' time starts: at construction, or (null until then) at the first observation. */
     private Instant origin;
 
     /** Current events in order of appearance, which is also the order served. */
@@ -53,12 +53,14 @@ final class SimulatedEvents {
     private long incarnation = 1;
     private String eventsJson = "[]";
 
-    SimulatedEvents(Clock clock, double speed, String vmName, List<Scenario> scenarios, boolean loop) {
+    SimulatedEvents(Clock clock, double speed, String vmName, List<Scenario> scenarios, boolean loop,
+                    boolean fromFirstRequest) {
         this.clock = clock;
         this.speed = speed;
         this.vmName = vmName;
         this.scenarios = List.copyOf(scenarios);
         this.loop = loop;
+        this.origin = fromFirstRequest ? null : clock.instant();
     }
 
     /** The document as IMDS would serve it now. */

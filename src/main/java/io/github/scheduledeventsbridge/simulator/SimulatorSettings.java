@@ -20,7 +20,9 @@ public record SimulatorSettings(boolean enabled, int port, double speed, List<St
 
     /** The simulator these settings describe (not started). */
     public ImdsSimulator.Options options() {
-        ImdsSimulator.Options options = ImdsSimulator.Options.defaults().withPort(port).withSpeed(speed).withLoop(loop);
+        ImdsSimulator.Options options = ImdsSimulator.Options.defaults().withPort(port).withSpeed(speed).withLoop(loop)
+                // The agent's first poll may come seconds after the port is bound (a busy machine): it sees every scenario.
+                .withTimeFromFirstRequest(true);
         if (scenarios.isEmpty()) {
             return options;
         }
