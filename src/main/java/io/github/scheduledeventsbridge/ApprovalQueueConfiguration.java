@@ -9,7 +9,7 @@ import io.github.scheduledeventsbridge.approvalqueue.SignedEnvelope;
 import io.github.scheduledeventsbridge.approvalqueue.StorageQueue;
 import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
-import io.github.scheduledeventsbridge.identity.IdentitySettings;
+import io.github.scheduledeventsbridge.identity.ManagedIdentity;
 import io.github.scheduledeventsbridge.identity.ManagedIdentityTokens;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
@@ -58,14 +58,13 @@ public class ApprovalQueueConfiguration implements CamelConfiguration {
 
     @BindToRegistry
     public ApprovalQueueReader approvalQueueReader(CamelContext context, BridgeSettings bridge, QueueSettings settings,
-                                                   VmIdentity identity, PollBackoff pollBackoff, Clock clock) {
+                                                   VmIdentity identity, PollBackoff pollBackoff, Clock clock,
+                                                   ManagedIdentity managedIdentity) {
         if (!settings.enabled()) {
             return null;
         }
         ManagedIdentityTokens tokens = settings.credential() == QueueSettings.Credential.MANAGED_IDENTITY
-                ? new ManagedIdentityTokens(IdentitySettings.read(new SettingsReader(
-                        key -> context.getPropertiesComponent().resolveProperty(key).orElse(null))), clock)
-                : null;
+                ? managedIdentity.tokens() : null;
         QueueCredential credential = tokens != null ? new QueueCredential.ManagedIdentity(tokens, settings.clientId())
                 : settings.connectionStringCredential();
         SSLContext tls = context.getRegistry().lookupByNameAndType(TLS_BEAN, SSLContext.class);

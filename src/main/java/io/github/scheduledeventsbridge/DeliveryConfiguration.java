@@ -18,7 +18,6 @@ import io.github.scheduledeventsbridge.delivery.WebhookFormats;
 import io.github.scheduledeventsbridge.delivery.WebhookSigner;
 import io.github.scheduledeventsbridge.delivery.WebhookSink;
 import io.github.scheduledeventsbridge.delivery.email.EmailComposer;
-import io.github.scheduledeventsbridge.config.SettingsReader;
 import io.github.scheduledeventsbridge.delivery.eventgrid.AccessTokens;
 import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridAuthorization;
 import io.github.scheduledeventsbridge.delivery.eventgrid.EventGridSender;
@@ -27,8 +26,7 @@ import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSender;
 import io.github.scheduledeventsbridge.delivery.eventhubs.EventHubsSink;
 import io.github.scheduledeventsbridge.delivery.eventlog.EventLogSink;
 import io.github.scheduledeventsbridge.eventlog.EventLogWriter;
-import io.github.scheduledeventsbridge.identity.IdentitySettings;
-import io.github.scheduledeventsbridge.identity.ManagedIdentityTokens;
+import io.github.scheduledeventsbridge.identity.ManagedIdentity;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.storage.StorageHealth;
 import org.apache.camel.BindToRegistry;
@@ -142,18 +140,9 @@ public class DeliveryConfiguration implements CamelConfiguration {
                             : clientId.isEmpty() ? "the VM's system-assigned managed identity"
                             : "the VM's user-assigned managed identity " + clientId);
         }
-        return new EventGridAuthorization(settings.webhook().eventGridKey(), new AccessTokens() {
-            private ManagedIdentityTokens tokens;
-
-            @Override
-            public synchronized String token(String resource) throws java.io.IOException {
-                if (tokens == null) {
-                    tokens = new ManagedIdentityTokens(IdentitySettings.read(new SettingsReader(
-                            key -> context.getPropertiesComponent().resolveProperty(key).orElse(null))), clock);
-                }
-                return tokens.token(resource, clientId).value();
-            }
-        });
+        ManagedIdentity identity = context.getRegistry().findSingleByType(ManagedIdentity.class);
+        return new EventGridAuthorization(settings.webhook().eventGridKey(),
+                resource -> identity.tokens().token(resource, clientId).value());
     }
 
     @BindToRegistry

@@ -5,6 +5,9 @@ import io.github.scheduledeventsbridge.health.PollMetrics;
 import io.github.scheduledeventsbridge.imds.ImdsPoll;
 import io.github.scheduledeventsbridge.imds.ImdsResponse;
 import io.github.scheduledeventsbridge.imds.PollBackoff;
+import io.github.scheduledeventsbridge.config.SettingsReader;
+import io.github.scheduledeventsbridge.identity.IdentitySettings;
+import io.github.scheduledeventsbridge.identity.ManagedIdentity;
 import io.github.scheduledeventsbridge.imds.VmIdentity;
 import io.github.scheduledeventsbridge.platform.BootTime;
 import io.github.scheduledeventsbridge.state.ObservationWatch;
@@ -25,6 +28,13 @@ import java.util.Optional;
 public class PollConfiguration implements CamelConfiguration {
 
     /** The last known identity (state dir) answers for this VM until IMDS instance metadata does. */
+    /** The VM's managed identity (bridge.imds.identity-url), shared by the approval queue and Event Grid topics. */
+    @BindToRegistry
+    public ManagedIdentity managedIdentity(CamelContext context, Clock clock) {
+        return new ManagedIdentity(() -> IdentitySettings.read(new SettingsReader(
+                key -> context.getPropertiesComponent().resolveProperty(key).orElse(null))), clock);
+    }
+
     @BindToRegistry
     public VmIdentity vmIdentity(CamelContext context, BridgeSettings settings, Clock clock) {
         return new VmIdentity(clock, settings.stateDir(), BridgeConfiguration.platform(context));

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * The VM's managed identity: tokens from IMDS's identity endpoint ({@code GET ?api-version=2018-02-01&resource=…
@@ -33,10 +34,11 @@ public final class ManagedIdentityTokens {
     static final int MAX_ANSWER_BYTES = 64 * 1024;
     private static final ObjectMapper MAPPER = io.github.scheduledeventsbridge.json.Json.MAPPER;
 
-    private final URI url;
+    private final Supplier<URI> endpoint;
+    private volatile URI url;
     private final Duration timeout;
     private final Clock clock;
-    private final BoundedExchange http;
+    private BoundedExchange http;
     private final Map<String, Held> held = new ConcurrentHashMap<>();
 
     private record Held(AccessToken token, Instant renewAt) {
@@ -47,14 +49,26 @@ public final class ManagedIdentityTokens {
     }
 
     public ManagedIdentityTokens(URI url, Duration timeout, Clock clock) {
-        this.url = url;
+        this(() -> url, timeout, clock);
+    }
+
+    /**
+     * With the endpoint asked for at the first token, not now: the built-in simulator's port is known only once
+     * it has started, after the beans are made.
+     */
+    public ManagedIdentityTokens(Supplier<URI> endpoint, Duration timeout, Clock clock) {
+        this.endpoint = endpoint;
         this.timeout = timeout;
         this.clock = clock;
-        this.http = new BoundedExchange(BoundedExchange.client(null, timeout));
     }
 
     public URI url() {
-        return url;
+        URI known = url;
+        if (known == null) {
+            known = endpoint.get();
+            url = known;
+        }
+        return known;
     }
 
     /**
@@ -88,6 +102,10 @@ public final class ManagedIdentityTokens {
     }
 
     private AccessToken fetch(String resource, String clientId) throws TokenUnavailableException {
+        URI url = url();
+        if (http == null) { // made at the first token: no HTTP client is loaded where no identity is used
+            http = new BoundedExchange(BoundedExchange.client(null, timeout));
+        }
         String who = clientId == null || clientId.isEmpty() ? "the system-assigned identity"
                 : "the user-assigned identity " + clientId;
         String what = "No managed identity token for " + resource + " (" + who + ") from " + url;
