@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator;
 import io.github.scheduledeventsbridge.testing.FreePorts;
 import org.junit.jupiter.api.AfterEach;
+import io.github.scheduledeventsbridge.testing.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -15,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -47,7 +47,7 @@ class ManagedIdentityTokensTest {
     @Test
     void theSimulatorsTokenCarriesTheClaimsAzuriteChecksAndIsKeptUntilShortlyBeforeItExpires() throws Exception {
         simulator = new ImdsSimulator(ImdsSimulator.Options.defaults()).start();
-        MutableClock clock = new MutableClock(Instant.now());
+        ManualClock clock = new ManualClock(Instant.now());
         ManagedIdentityTokens tokens = new ManagedIdentityTokens(simulator.identityTokenUri(), Duration.ofSeconds(10), clock);
 
         AccessToken token = tokens.token(STORAGE, null);
@@ -158,32 +158,5 @@ class ManagedIdentityTokensTest {
 
     private static URI url(HttpServer server) {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/metadata/identity/oauth2/token");
-    }
-
-    static final class MutableClock extends Clock {
-        private volatile Instant now;
-
-        MutableClock(Instant now) {
-            this.now = now;
-        }
-
-        void set(Instant now) {
-            this.now = now;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
     }
 }

@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge.simulator;
 
+import io.github.scheduledeventsbridge.testing.ManualClock;
+
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator.Options;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

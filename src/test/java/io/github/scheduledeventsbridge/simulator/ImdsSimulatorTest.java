@@ -1,5 +1,7 @@
 package io.github.scheduledeventsbridge.simulator;
 
+import io.github.scheduledeventsbridge.testing.ManualClock;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.scheduledeventsbridge.simulator.ImdsSimulator.Options;

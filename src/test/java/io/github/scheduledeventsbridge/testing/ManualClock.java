@@ -1,4 +1,4 @@
-package io.github.scheduledeventsbridge.simulator;
+package io.github.scheduledeventsbridge.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,17 +7,21 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A UTC clock that only moves when told to, so tests can step the simulator through time exactly. */
-final class ManualClock extends Clock {
+/** A UTC clock that only moves when told to, so tests can step through time exactly. */
+public final class ManualClock extends Clock {
 
     private final AtomicReference<Instant> now;
 
-    ManualClock(Instant start) {
+    public ManualClock(Instant start) {
         this.now = new AtomicReference<>(start);
     }
 
-    void advance(Duration duration) {
+    public void advance(Duration duration) {
         now.updateAndGet(instant -> instant.plus(duration));
+    }
+
+    public void set(Instant instant) {
+        now.set(instant);
     }
 
     @Override
